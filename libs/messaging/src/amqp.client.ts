@@ -1,0 +1,149 @@
+import { Logger } from '@nestjs/common';
+import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-connection-manager';
+import { declareTopology, type TopologyOptions } from './topology.js';
+
+/** What a consumer's handler decides for one message. */
+export type ConsumeOutcome = 'ack' | 'requeue' | 'reject';
+
+export interface ConsumeOptions {
+  prefetch: number;
+  /** Exclusive, auto-deleted queue declared by this consumer (e.g. a per-process config-refresh queue). */
+  exclusiveBindTo?: { exchange: string; routingKey?: string };
+}
+
+export interface AmqpClientOptions {
+  url: string;
+  /** Shown in the broker's connection list and in logs. */
+  name: string;
+  topology: TopologyOptions;
+  /** A publish not confirmed within this time rejects (it may still be delivered: callers retry). */
+  publishTimeoutMs?: number;
+}
+
+/**
+ * The platform's RabbitMQ client: one connection that reconnects by itself, one confirm channel for
+ * publishing (a publish resolves only once the broker has confirmed it), and one channel per consumer
+ * with manual acks and a prefetch. The topology is declared on every (re)connect.
+ */
+export class AmqpClient {
+  private readonly logger: Logger;
+  private readonly connection: AmqpConnectionManager;
+  private readonly publisher: ChannelWrapper;
+  private readonly consumers: ChannelWrapper[] = [];
+  private closed = false;
+
+  constructor(private readonly options: AmqpClientOptions) {
+    this.logger = new Logger(`AMQP:${options.name}`);
+    this.connection = amqp.connect([options.url], {
+      heartbeatIntervalInSeconds: 5,
+      reconnectTimeInSeconds: 1,
+      connectionOptions: { clientProperties: { connection_name: options.name } },
+    });
+    this.connection.on('connect', () => this.logger.log('connected to RabbitMQ'));
+    this.connection.on('disconnect', ({ err }) => {
+      if (!this.closed) this.logger.warn(`disconnected from RabbitMQ: ${err?.message ?? 'closed'}; reconnecting`);
+    });
+    this.connection.on('connectFailed', ({ err }) => {
+      if (!this.closed) this.logger.warn(`cannot reach RabbitMQ: ${err?.message}; retrying`);
+    });
+    this.publisher = this.connection.createChannel({
+      name: `${options.name}:publisher`,
+      confirm: true,
+      publishTimeout: options.publishTimeoutMs ?? 10_000,
+      setup: (channel: ConfirmChannel) => declareTopology(channel, options.topology),
+    });
+  }
+
+  /** Resolves once connected and the topology is declared. */
+  async waitForConnect(): Promise<void> {
+    await this.publisher.waitForConnect();
+  }
+
+  isConnected(): boolean {
+    return this.connection.isConnected();
+  }
+
+  /** Proves the broker answers right now: a passive declare of a known exchange on the live channel. */
+  async ping(timeoutMs: number): Promise<void> {
+    if (!this.connection.isConnected()) throw new Error('not connected to RabbitMQ');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.publisher.checkExchange('payments.events'),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('RabbitMQ did not answer')), timeoutMs))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Publishes persistently and resolves when the broker confirms; rejects on nack or timeout. */
+  async publish(exchange: string, routingKey: string, body: Buffer, options: Options.Publish = {}): Promise<void> {
+    await this.publisher.publish(exchange, routingKey, body, {
+      persistent: true,
+      contentType: 'application/json',
+      ...options,
+    });
+  }
+
+  /**
+   * Consumes `queue` with manual acks. The handler's outcome decides ack / requeue / reject; a handler that
+   * throws is logged and the message requeued (the queue's delivery limit parks a poison message).
+   * Consumers are re-established after a reconnect; messages in flight on a dead channel are redelivered.
+   */
+  async consume(
+    queue: string,
+    handler: (message: ConsumeMessage) => Promise<ConsumeOutcome>,
+    options: ConsumeOptions,
+  ): Promise<void> {
+    const wrapper = this.connection.createChannel({
+      name: `${this.options.name}:${queue || 'exclusive'}`,
+      confirm: false,
+      setup: async (channel: ConfirmChannel) => {
+        await declareTopology(channel, this.options.topology);
+        await channel.prefetch(options.prefetch);
+        let name = queue;
+        if (options.exclusiveBindTo) {
+          const declared = await channel.assertQueue(queue, { exclusive: true, autoDelete: true, durable: false });
+          name = declared.queue;
+          await channel.bindQueue(name, options.exclusiveBindTo.exchange, options.exclusiveBindTo.routingKey ?? '');
+        }
+        await channel.consume(name, (message) => {
+          if (message) void this.handle(channel, message, handler);
+        });
+      },
+    });
+    this.consumers.push(wrapper);
+    await wrapper.waitForConnect();
+  }
+
+  private async handle(
+    channel: ConfirmChannel,
+    message: ConsumeMessage,
+    handler: (message: ConsumeMessage) => Promise<ConsumeOutcome>,
+  ): Promise<void> {
+    let outcome: ConsumeOutcome;
+    try {
+      outcome = await handler(message);
+    } catch (error) {
+      this.logger.error(`handler failed for a message from ${message.fields.routingKey}: ${(error as Error).stack}`);
+      outcome = 'requeue';
+    }
+    try {
+      if (outcome === 'ack') channel.ack(message);
+      else channel.nack(message, false, outcome === 'requeue');
+    } catch (error) {
+      // The channel this message came on is gone; the broker redelivers the message elsewhere.
+      this.logger.warn(`could not settle a message (channel closed): ${(error as Error).message}`);
+    }
+  }
+
+  /** Stops consuming (in-flight handlers finish or their messages are redelivered), then closes. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled(this.consumers.map((consumer) => consumer.close()));
+    await this.publisher.close().catch(() => undefined);
+    await this.connection.close();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './topology.js';
+export * from './amqp.client.js';
+export * from './messaging.module.js';

@@ -1,0 +1,27 @@
+import type { DataSourceOptions, MixedList, EntitySchema } from 'typeorm';
+import { MIGRATIONS } from './migrations/index.js';
+
+export interface DatabaseOptions {
+  url: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities?: MixedList<Function | string | EntitySchema>;
+  /** Connections in this process's pool. */
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/** TypeORM options for the platform's single PostgreSQL database. Schema changes only by migrations. */
+export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: options.url,
+    entities: options.entities ?? [],
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    logging: ['error', 'warn', 'migration'],
+    applicationName: options.applicationName,
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
+  };
+}

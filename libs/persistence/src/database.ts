@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from './data-source.options.js';
+
+/** Connection URL of the same server's maintenance database (`postgres`). */
+export function maintenanceUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = '/postgres';
+  return parsed.toString();
+}
+
+export function databaseName(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  return name;
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Creates the database named in `url` when it does not exist yet. Returns true when it was created. */
+export async function ensureDatabase(url: string): Promise<boolean> {
+  const name = databaseName(url);
+  const client = new pg.Client({ connectionString: maintenanceUrl(url) });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount) return false;
+    try {
+      await client.query(`CREATE DATABASE ${quoteIdent(name)}`);
+    } catch (error) {
+      // Another process created it between our check and our CREATE.
+      if ((error as { code?: string }).code !== '42P04') throw error;
+      return false;
+    }
+    return true;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: maintenanceUrl(url) });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${quoteIdent(databaseName(url))} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Applies every pending migration; returns the names applied. Safe to run from several processes. */
+export async function migrate(url: string): Promise<string[]> {
+  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate' }));
+  await dataSource.initialize();
+  try {
+    // An advisory lock serialises concurrent migrators (e.g. several containers starting at once).
+    await dataSource.query('SELECT pg_advisory_lock(727001)');
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await dataSource.query('SELECT pg_advisory_unlock(727001)').catch(() => undefined);
+    await dataSource.destroy();
+  }
+}
+
+/** Reverts the last `steps` migrations. */
+export async function revert(url: string, steps = 1): Promise<void> {
+  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate' }));
+  await dataSource.initialize();
+  try {
+    for (let i = 0; i < steps; i += 1) await dataSource.undoLastMigration({ transaction: 'each' });
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './data-source.options.js';
+export * from './database.js';
+export { MIGRATIONS } from './migrations/index.js';

@@ -1,0 +1,61 @@
+import { ConsoleLogger, INestApplication, Logger, LogLevel, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { ProblemFilter, sendProblem, toProblem } from './problem.filter.js';
+import { problemFor } from './problem.js';
+import { createValidationPipe } from './validation.pipe.js';
+
+const LEVELS: Record<string, LogLevel[]> = {
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  warn: ['fatal', 'error', 'warn'],
+  error: ['fatal', 'error'],
+};
+
+export interface HttpAppOptions {
+  /** Shown in every log line. */
+  name: string;
+  logLevel: string;
+  /** Largest accepted request body in bytes. */
+  bodyLimit?: number;
+  /** Serve OpenAPI at /docs and /docs-json. */
+  openApi?: { title: string; description: string; version: string; configure?: (builder: DocumentBuilder) => void };
+  /** Trust X-Forwarded-* from a reverse proxy. */
+  trustProxy?: boolean;
+}
+
+/**
+ * Creates a Nest application on Fastify with the platform's conventions: RFC 9457 errors for everything
+ * (including body-parser failures and unknown routes), DTO validation, graceful shutdown, optional OpenAPI.
+ */
+export async function createHttpApp(module: Type, options: HttpAppOptions): Promise<NestFastifyApplication> {
+  const logger = new ConsoleLogger({ prefix: options.name, logLevels: LEVELS[options.logLevel] ?? LEVELS.info });
+  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimit ?? 256 * 1024, trustProxy: options.trustProxy });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
+
+  const errorLogger = new Logger('HTTP');
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.setErrorHandler((error, request, reply) => sendProblem(reply, toProblem(error, errorLogger, request)));
+  fastify.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, problemFor(404, `No route for ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+
+  app.useGlobalFilters(new ProblemFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+
+  if (options.openApi) mountOpenApi(app, options.openApi);
+  return app;
+}
+
+function mountOpenApi(app: INestApplication, openApi: NonNullable<HttpAppOptions['openApi']>): void {
+  const builder = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle(openApi.title)
+    .setDescription(openApi.description)
+    .setVersion(openApi.version);
+  openApi.configure?.(builder);
+  const document = SwaggerModule.createDocument(app, builder.build());
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+}

@@ -1,0 +1,2 @@
+export * from './infrastructure.js';
+export * from './test-env.js';

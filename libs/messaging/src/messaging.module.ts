@@ -15,6 +15,10 @@ class AmqpLifecycle implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class MessagingModule {
+  static forRoot(options: AmqpClientOptions): DynamicModule {
+    return MessagingModule.forRootAsync({ inject: [], useFactory: () => options });
+  }
+
   static forRootAsync(options: { inject: unknown[]; useFactory: (...args: never[]) => AmqpClientOptions }): DynamicModule {
     return {
       module: MessagingModule,

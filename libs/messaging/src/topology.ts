@@ -10,6 +10,9 @@ import type { ConfirmChannel } from 'amqplib';
  *   payments.dead-letter (direct) ──▶ dispatcher.events.parked, dispatcher.deliveries.parked
  *   webhooks.config (fanout) ──▶ one exclusive queue per dispatcher process (cache refresh)
  */
+/** CONTRACT §1 default. */
+export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
 export const EXCHANGES = {
   events: 'payments.events',
   deliveries: 'webhooks.deliveries',

@@ -2,6 +2,9 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source.options.js';
 
+/** CONTRACT §1 default. */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/payments';
+
 /** Connection URL of the same server's maintenance database (`postgres`). */
 export function maintenanceUrl(url: string): string {
   const parsed = new URL(url);

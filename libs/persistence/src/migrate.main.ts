@@ -1,7 +1,6 @@
 // `npm run migrate` / `nx run persistence:migrate`: creates the database if missing, then applies migrations.
 // `... migrate.main.js revert [steps]` reverts. Reads DATABASE_URL (default: the contract's development URL).
-import { DEFAULT_DATABASE_URL } from '#platform';
-import { ensureDatabase, migrate, revert } from './database.js';
+import { DEFAULT_DATABASE_URL, ensureDatabase, migrate, revert } from './database.js';
 
 const url = process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
 const [command = 'up', steps = '1'] = process.argv.slice(2);

@@ -5,3 +5,6 @@ export * from './http/problem.filter.js';
 export * from './http/validation.pipe.js';
 export * from './http/http-app.factory.js';
 export * from './health/health.module.js';
+export * from './crypto/secret-cipher.js';
+export * from './platform.module.js';
+export * from './run-app.js';

@@ -1,2 +1,3 @@
 export * from './infrastructure.js';
 export * from './test-env.js';
+export * from './http-app.harness.js';

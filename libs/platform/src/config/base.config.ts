@@ -1,3 +1,5 @@
+import { DEFAULT_AMQP_URL } from '#messaging';
+import { DEFAULT_DATABASE_URL } from '#persistence';
 import { EnvReader } from './env.reader.js';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
@@ -13,8 +15,6 @@ export interface BaseConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
-export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/payments';
-export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 
 /** Creates the reader for one app and reads the shared part of its configuration. */
 export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; base: BaseConfig } {

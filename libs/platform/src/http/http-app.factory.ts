@@ -1,9 +1,8 @@
-import { ConsoleLogger, INestApplication, Logger, LogLevel, Type } from '@nestjs/common';
+import { ConsoleLogger, DynamicModule, INestApplication, Logger, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ProblemFilter, sendProblem, toProblem } from './problem.filter.js';
-import { problemFor } from './problem.js';
 import { createValidationPipe } from './validation.pipe.js';
 
 const LEVELS: Record<string, LogLevel[]> = {
@@ -29,7 +28,7 @@ export interface HttpAppOptions {
  * Creates a Nest application on Fastify with the platform's conventions: RFC 9457 errors for everything
  * (including body-parser failures and unknown routes), DTO validation, graceful shutdown, optional OpenAPI.
  */
-export async function createHttpApp(module: Type, options: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
   const logger = new ConsoleLogger({ prefix: options.name, logLevels: LEVELS[options.logLevel] ?? LEVELS.info });
   const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimit ?? 256 * 1024, trustProxy: options.trustProxy });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
@@ -37,9 +36,6 @@ export async function createHttpApp(module: Type, options: HttpAppOptions): Prom
   const errorLogger = new Logger('HTTP');
   const fastify = app.getHttpAdapter().getInstance();
   fastify.setErrorHandler((error, request, reply) => sendProblem(reply, toProblem(error, errorLogger, request)));
-  fastify.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problemFor(404, `No route for ${request.method} ${request.url.split('?')[0]}.`)),
-  );
 
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(createValidationPipe());

@@ -1,0 +1,31 @@
+import { BaseConfig, readBaseConfig } from '#platform';
+
+export const DEV_PLATFORM_TOKEN = 'development-platform-token';
+/** Development only: a fixed key so secrets survive restarts of `npm start`. Production must set its own. */
+export const DEV_SECRET_ENCRYPTION_KEY = Buffer.alloc(32, 'dev-only-key').toString('base64');
+
+/** webhook-config settings (CONTRACT §1), read and validated once at start. */
+export class WebhookConfigConfig {
+  constructor(
+    readonly base: BaseConfig,
+    readonly port: number,
+    readonly platformToken: string,
+    /** 32 bytes: AES-256-GCM key for webhook secrets at rest. */
+    readonly secretEncryptionKey: Buffer,
+    /** Allow webhook URLs on loopback/private addresses (development and tests only). */
+    readonly allowPrivateTargets: boolean,
+  ) {}
+}
+
+export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigConfig {
+  const { reader, base } = readBaseConfig(env);
+  const config = new WebhookConfigConfig(
+    base,
+    reader.port('WEBHOOK_CONFIG_PORT', 3001),
+    reader.secret('PLATFORM_TOKEN', { devDefault: DEV_PLATFORM_TOKEN, minLength: 16 }),
+    reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
+    reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+  );
+  reader.done();
+  return config;
+}

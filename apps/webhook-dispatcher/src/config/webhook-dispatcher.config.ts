@@ -1,0 +1,36 @@
+import { BaseConfig, readBaseConfig } from '#platform';
+
+/** Development only: the same fixed key webhook-config uses in development. */
+export const DEV_SECRET_ENCRYPTION_KEY = Buffer.alloc(32, 'dev-only-key').toString('base64');
+export const DEFAULT_RETRY_DELAYS = '1m,15m,1h,2h,4h,24h,24h,24h,24h,24h';
+
+/** webhook-dispatcher settings (CONTRACT §1), read and validated once at start. */
+export class WebhookDispatcherConfig {
+  constructor(
+    readonly base: BaseConfig,
+    readonly port: number,
+    readonly secretEncryptionKey: Buffer,
+    /** A delivery with no complete response in this time is logged with HTTP status 0. */
+    readonly timeoutMs: number,
+    /** Wait before repeat 1..n (n ≤ 10). */
+    readonly retryDelaysMs: number[],
+    readonly allowPrivateTargets: boolean,
+    /** Deliveries in flight per process (the delivery queue's prefetch). */
+    readonly concurrency: number,
+  ) {}
+}
+
+export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDispatcherConfig {
+  const { reader, base } = readBaseConfig(env);
+  const config = new WebhookDispatcherConfig(
+    base,
+    reader.port('WEBHOOK_DISPATCHER_PORT', 3002),
+    reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
+    reader.duration('WEBHOOK_TIMEOUT_MS', { default: 20_000, min: 1 }),
+    reader.durations('WEBHOOK_RETRY_DELAYS', { default: DEFAULT_RETRY_DELAYS, minCount: 1, maxCount: 10 }),
+    reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    reader.int('DISPATCHER_CONCURRENCY', { default: 200, min: 1, max: 5_000 }),
+  );
+  reader.done();
+  return config;
+}

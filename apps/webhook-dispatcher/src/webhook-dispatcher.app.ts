@@ -1,0 +1,9 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp } from '#platform';
+import { AppModule } from './app.module.js';
+import type { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
+
+/** Builds the webhook-dispatcher application (not listening yet): used by main.ts and by the e2e tests. */
+export function createWebhookDispatcherApp(config: WebhookDispatcherConfig): Promise<NestFastifyApplication> {
+  return createHttpApp(AppModule.forRoot(config), { name: 'webhook-dispatcher', logLevel: config.base.logLevel });
+}

@@ -1,0 +1,55 @@
+import { EXCHANGES, ROUTING_KEYS } from './topology.js';
+import type { AmqpClient } from './amqp.client.js';
+
+/** Kinds of subject an event is about; also the webhook `events` setting. */
+export type EventCategory = 'transaction' | 'subscription' | 'payout';
+
+/**
+ * An event as published on `payments.events` (routing key = `type`), written to the outbox in the same
+ * database transaction as the change it describes. `data` is the subject's record as libs/domain's
+ * renderers take it (TransactionRecord, SubscriptionRecord, PayoutRecord), with dates as ISO strings.
+ *
+ * Types: transaction.created, transaction.status_changed, subscription.created, subscription.renewed,
+ * subscription.payment_failed, subscription.cancelled, subscription.ended, payout.created.
+ */
+export interface PlatformEvent<TData = Record<string, unknown>> {
+  id: string;
+  type: string;
+  category: EventCategory;
+  merchantId: string;
+  /** null for payouts and for payments recorded without an integration. */
+  integrationId: string | null;
+  occurredAt: string;
+  /** Id of the subject (transaction uuid, subscription id, payout id); events of one subject keep their order. */
+  subjectId: string;
+  data: TData;
+}
+
+/** Header carrying the attempt number of a delivery message (1 = first attempt). */
+export const ATTEMPT_HEADER = 'x-attempt';
+
+/** Asks a dispatcher to make attempt `attempt` of one delivery (a webhook_delivery row). */
+export interface DeliveryMessage {
+  deliveryId: string;
+  /** A manual resend or test: exactly one attempt, never scheduled for repeats. */
+  manual?: boolean;
+}
+
+export async function publishDelivery(amqp: AmqpClient, message: DeliveryMessage, attempt: number): Promise<void> {
+  await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify(message)), {
+    messageId: message.deliveryId,
+    headers: { [ATTEMPT_HEADER]: attempt },
+  });
+}
+
+/** Published on `webhooks.config` after a webhook is created, changed, rotated or deleted. */
+export interface WebhookChangedMessage {
+  type: 'webhook.changed';
+  webhookId: string;
+  merchantId: string;
+}
+
+export async function publishWebhookChanged(amqp: AmqpClient, message: Omit<WebhookChangedMessage, 'type'>): Promise<void> {
+  const body: WebhookChangedMessage = { type: 'webhook.changed', ...message };
+  await amqp.publish(EXCHANGES.config, '', Buffer.from(JSON.stringify(body)));
+}

@@ -8,3 +8,4 @@ export * from './health/health.module.js';
 export * from './crypto/secret-cipher.js';
 export * from './platform.module.js';
 export * from './run-app.js';
+export * from './net/address-policy.js';

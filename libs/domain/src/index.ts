@@ -1,0 +1,12 @@
+/**
+ * `#domain` — the pure domain library of the payment service: enumerations, the `3dsecure` rules, versioned renderers
+ * of the public objects, webhook body encodings and webhook signatures. No framework, no I/O.
+ */
+export * from './payment.constants.js';
+export * from './three-d-secure.js';
+export * from './record.shapes.js';
+export * from './transaction.renderer.js';
+export * from './api-version.js';
+export * from './webhook-version.js';
+export * from './payload-encoding.js';
+export * from './webhook-signature.js';

@@ -1,0 +1,72 @@
+/**
+ * Internal record shapes the apps hand to the renderers. They are deliberately loose about dates (a `Date` from the
+ * database driver or an ISO string from a message) and strict about everything the public objects contain.
+ */
+import type { PaymentMethod, TransactionStatus, TransactionType } from './payment.constants.js';
+import type { ThreeDSecure } from './three-d-secure.js';
+
+/** A point in time: a `Date` or anything `new Date(x)` reads (ISO 8601 string, epoch milliseconds). */
+export type Instant = Date | string | number;
+
+/** A stored transaction, as the apps load it. `threeDSecure` is the already resolved object (or `null`). */
+export interface TransactionRecord {
+  uuid: string;
+  referenceId: string | null;
+  status: TransactionStatus;
+  psp: string;
+  type: TransactionType;
+  paymentMethod: PaymentMethod;
+  /** Minor units (1990 = CHF 19.90). */
+  amount: number;
+  /** ISO 4217, e.g. `CHF`. */
+  currency: string;
+  integrationId: string | null;
+  createdAt: Instant;
+  updatedAt: Instant;
+  /** `null` when not collected, not applicable or unresolvable. Older records may lack the field (read as `null`). */
+  threeDSecure?: ThreeDSecure | null;
+}
+
+/** A stored subscription together with the event being reported. */
+export interface SubscriptionRecord {
+  id: string;
+  status: string;
+  /** The subscription event this record reports, e.g. `renewed`; `null` when none. */
+  event: string | null;
+  referenceId: string | null;
+  amount: number;
+  currency: string;
+  /** Billing interval as stored, e.g. `P1M` or `monthly`. */
+  interval: string;
+  integrationId: string | null;
+  createdAt: Instant;
+  updatedAt: Instant;
+}
+
+/** A stored payout. Payouts belong to no integration. */
+export interface PayoutRecord {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  createdAt: Instant;
+}
+
+/** The subscription events of the platform API (CONTRACT §2). */
+export const SUBSCRIPTION_EVENTS = ['renewed', 'payment_failed', 'cancelled', 'ended'] as const;
+
+/** A subscription event of the platform API. */
+export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
+
+/**
+ * Render an instant as ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.
+ *
+ * @throws {RangeError} when the value is not a valid date (the message names the field, never the value).
+ */
+export function toIsoInstant(value: Instant, field = 'date'): string {
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) {
+    throw new RangeError(`${field} is not a valid date`);
+  }
+  return date.toISOString();
+}

@@ -1,0 +1,159 @@
+/**
+ * Webhook payload versions (CONTRACT §5) and the registry of payload renderers.
+ *
+ * Adding a version: append it to {@link WEBHOOK_VERSIONS} and add one entry to {@link WEBHOOK_RENDERERS}. Never edit
+ * an existing entry — receivers pinned to an old version must keep receiving exactly the same trees.
+ */
+import { TRANSACTION_RENDERERS } from './api-version.js';
+import { toIsoInstant, type PayoutRecord, type SubscriptionRecord, type TransactionRecord } from './record.shapes.js';
+import type { PublicTransactionBase, PublicTransactionWithThreeDSecure } from './transaction.renderer.js';
+
+/** Every webhook version, oldest first. */
+export const WEBHOOK_VERSIONS = ['2025-01-15', '2026-08-20'] as const;
+
+/** A webhook version. */
+export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
+
+/** The newest webhook version, the default of a new webhook. */
+export const LATEST_WEBHOOK_VERSION = '2026-08-20' satisfies WebhookVersion;
+
+/** The event types a webhook can select. */
+export const WEBHOOK_EVENT_TYPES = ['transaction', 'subscription', 'payout'] as const;
+
+/** A webhook event type. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+const webhookVersions: ReadonlySet<string> = new Set(WEBHOOK_VERSIONS);
+const webhookEventTypes: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+
+/** Whether `version` is a webhook version (exact match). */
+export function isWebhookVersion(version: unknown): version is WebhookVersion {
+  return typeof version === 'string' && webhookVersions.has(version);
+}
+
+/** Whether `type` is a webhook event type (exact match). */
+export function isWebhookEventType(type: unknown): type is WebhookEventType {
+  return typeof type === 'string' && webhookEventTypes.has(type);
+}
+
+/** What a webhook reports: one transaction, subscription or payout. */
+export type WebhookSubject =
+  | { type: 'transaction'; transaction: TransactionRecord }
+  | { type: 'subscription'; subscription: SubscriptionRecord }
+  | { type: 'payout'; payout: PayoutRecord };
+
+/** The public subscription object of a webhook. */
+export type PublicSubscription = {
+  id: string;
+  status: string;
+  event: string | null;
+  referenceId: string | null;
+  amount: number;
+  currency: string;
+  interval: string;
+  integrationId: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** The public payout object of a webhook. */
+export type PublicPayout = {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  createdAt: string;
+};
+
+/** Render the subscription object; keys in contract order. */
+export function renderSubscription(record: SubscriptionRecord): PublicSubscription {
+  return {
+    id: record.id,
+    status: record.status,
+    event: record.event ?? null,
+    referenceId: record.referenceId ?? null,
+    amount: record.amount,
+    currency: record.currency,
+    interval: record.interval,
+    integrationId: record.integrationId ?? null,
+    createdAt: toIsoInstant(record.createdAt, 'createdAt'),
+    updatedAt: toIsoInstant(record.updatedAt, 'updatedAt'),
+  };
+}
+
+/** Render the payout object; keys in contract order. */
+export function renderPayout(record: PayoutRecord): PublicPayout {
+  return {
+    id: record.id,
+    status: record.status,
+    amount: record.amount,
+    currency: record.currency,
+    createdAt: toIsoInstant(record.createdAt, 'createdAt'),
+  };
+}
+
+/** The renderers of one webhook version. */
+export interface WebhookVersionRenderers<T extends object> {
+  transaction(record: TransactionRecord): T;
+  subscription(record: SubscriptionRecord): PublicSubscription;
+  payout(record: PayoutRecord): PublicPayout;
+}
+
+/**
+ * The renderers of each webhook version. 2025-01-15 renders transactions like API 1.16 (no `3dsecure`);
+ * 2026-08-20 like API 1.17 (with `3dsecure`).
+ */
+export const WEBHOOK_RENDERERS = Object.freeze({
+  '2025-01-15': Object.freeze({
+    transaction: TRANSACTION_RENDERERS['1.16'],
+    subscription: renderSubscription,
+    payout: renderPayout,
+  }) satisfies WebhookVersionRenderers<PublicTransactionBase>,
+  '2026-08-20': Object.freeze({
+    transaction: TRANSACTION_RENDERERS['1.17'],
+    subscription: renderSubscription,
+    payout: renderPayout,
+  }) satisfies WebhookVersionRenderers<PublicTransactionWithThreeDSecure>,
+}) satisfies { readonly [V in WebhookVersion]: WebhookVersionRenderers<object> };
+
+/** The transaction object of webhook version `V`. */
+export type WebhookTransaction<V extends WebhookVersion = WebhookVersion> = ReturnType<
+  (typeof WEBHOOK_RENDERERS)[V]['transaction']
+>;
+
+/** The payload tree of webhook version `V` for a subject `S`. */
+export type WebhookPayload<
+  V extends WebhookVersion = WebhookVersion,
+  S extends WebhookSubject = WebhookSubject,
+> = S extends { type: 'transaction' }
+  ? { transaction: WebhookTransaction<V> }
+  : S extends { type: 'subscription' }
+    ? { subscription: PublicSubscription }
+    : { payout: PublicPayout };
+
+/**
+ * Render the payload tree of a webhook: `{transaction}`, `{subscription}` or `{payout}`. Encode it with
+ * `encodePayload` of `payload-encoding.ts`.
+ *
+ * @throws {RangeError} for an unknown version, subject type or an invalid date.
+ */
+export function renderWebhookPayload<V extends WebhookVersion, S extends WebhookSubject>(
+  version: V,
+  subject: S,
+): WebhookPayload<V, S> {
+  if (!isWebhookVersion(version)) {
+    throw new RangeError(`Unknown webhook version: ${String(version).slice(0, 20)}`);
+  }
+  const renderers: WebhookVersionRenderers<object> = WEBHOOK_RENDERERS[version];
+  const s: WebhookSubject = subject;
+  switch (s.type) {
+    case 'transaction':
+      return { transaction: renderers.transaction(s.transaction) } as WebhookPayload<V, S>;
+    case 'subscription':
+      return { subscription: renderers.subscription(s.subscription) } as WebhookPayload<V, S>;
+    case 'payout':
+      return { payout: renderers.payout(s.payout) } as WebhookPayload<V, S>;
+    default:
+      throw new RangeError(`Unknown webhook event type: ${String((s as { type: unknown }).type).slice(0, 20)}`);
+  }
+}

@@ -10,6 +10,8 @@ export interface ConsumeOptions {
   prefetch: number;
   /** Exclusive, auto-deleted queue declared by this consumer (e.g. a per-process config-refresh queue). */
   exclusiveBindTo?: { exchange: string; routingKey?: string };
+  /** Called each time the consumer is (re)established, e.g. to drop state that missed messages while down. */
+  onReady?: () => void;
 }
 
 export interface AmqpClientOptions {
@@ -31,6 +33,9 @@ export class AmqpClient {
   private readonly connection: AmqpConnectionManager;
   private readonly publisher: ChannelWrapper;
   private readonly consumers: ChannelWrapper[] = [];
+  private readonly consumerTags = new Map<ChannelWrapper, { channel: ConfirmChannel; tag: string }>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private consuming = true;
   private closed = false;
 
   constructor(private readonly options: AmqpClientOptions) {
@@ -78,6 +83,11 @@ export class AmqpClient {
     }
   }
 
+  /** Messages ready in `queue` (not counting those being handled). */
+  async queueDepth(queue: string): Promise<number> {
+    return (await this.publisher.checkQueue(queue)).messageCount;
+  }
+
   /** Publishes persistently and resolves when the broker confirms; rejects on nack or timeout. */
   async publish(exchange: string, routingKey: string, body: Buffer, options: Options.Publish = {}): Promise<void> {
     await this.publisher.publish(exchange, routingKey, body, {
@@ -109,9 +119,15 @@ export class AmqpClient {
           name = declared.queue;
           await channel.bindQueue(name, options.exclusiveBindTo.exchange, options.exclusiveBindTo.routingKey ?? '');
         }
-        await channel.consume(name, (message) => {
-          if (message) void this.handle(channel, message, handler);
+        if (!this.consuming) return; // stopped: a reconnect must not start consuming again
+        const { consumerTag } = await channel.consume(name, (message) => {
+          if (!message) return;
+          const work = this.handle(channel, message, handler);
+          this.inFlight.add(work);
+          void work.finally(() => this.inFlight.delete(work));
         });
+        this.consumerTags.set(wrapper, { channel, tag: consumerTag });
+        options.onReady?.();
       },
     });
     this.consumers.push(wrapper);
@@ -139,8 +155,31 @@ export class AmqpClient {
     }
   }
 
+  /** Messages being handled right now by this process. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Graceful stop: cancels every consumer (the broker sends nothing more), then waits up to `graceMs` for
+   * the handlers in flight to finish and settle their messages. Unsettled messages are redelivered by the
+   * broker once the channel closes.
+   */
+  async stopConsuming(graceMs: number): Promise<void> {
+    if (!this.consuming) return;
+    this.consuming = false;
+    await Promise.allSettled([...this.consumerTags.values()].map(({ channel, tag }) => channel.cancel(tag)));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
   /** Stops consuming (in-flight handlers finish or their messages are redelivered), then closes. */
-  async close(): Promise<void> {
+  async close(graceMs = 5_000): Promise<void> {
+    await this.stopConsuming(graceMs);
     this.closed = true;
     await Promise.allSettled(this.consumers.map((consumer) => consumer.close()));
     await this.publisher.close().catch(() => undefined);

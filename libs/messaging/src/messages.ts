@@ -28,11 +28,30 @@ export interface PlatformEvent<TData = Record<string, unknown>> {
 /** Header carrying the attempt number of a delivery message (1 = first attempt). */
 export const ATTEMPT_HEADER = 'x-attempt';
 
-/** Asks a dispatcher to make attempt `attempt` of one delivery (a webhook_delivery row). */
+/** What an attempt needs of a delivery; carried in the message so the hot path reads no row. */
+export interface DeliverySnapshot {
+  webhookId: string;
+  eventId: string;
+  /** The event's category: transaction, subscription or payout. */
+  eventType: string;
+  subject: { psp?: string; type?: string; uuid: string };
+  contentType: string;
+  version: string;
+  /** The exact body, rendered once at fan-out; every attempt sends these bytes. */
+  body: string;
+  /** When the event happened (for the event-to-delivery latency metric). */
+  occurredAt?: string;
+}
+
+/**
+ * Asks a dispatcher to make attempt `x-attempt` of one delivery (a webhook_delivery row). Without a
+ * snapshot (tests and resends from the merchant backend) the dispatcher reads the row.
+ */
 export interface DeliveryMessage {
   deliveryId: string;
   /** A manual resend or test: exactly one attempt, never scheduled for repeats. */
   manual?: boolean;
+  snapshot?: DeliverySnapshot;
 }
 
 export async function publishDelivery(amqp: AmqpClient, message: DeliveryMessage, attempt: number): Promise<void> {

@@ -36,6 +36,9 @@ export const ROUTING_KEYS = {
 /** A message redelivered this many times (handler crashed or process died each time) is parked. */
 export const POISON_DELIVERY_LIMIT = 20;
 
+/** A delivery deferred because its webhook has too many attempts in flight comes back after this long. */
+export const DEFER_DELAY_MS = 1_000;
+
 /** Name of the delay queue for one retry delay. One queue per distinct delay keeps quorum-queue TTLs FIFO. */
 export const retryQueueName = (delayMs: number) => `dispatcher.retry.${delayMs}ms`;
 
@@ -79,7 +82,7 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   });
   await channel.bindQueue(QUEUES.deliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliver);
 
-  for (const delayMs of new Set(options.retryDelaysMs)) {
+  for (const delayMs of new Set([...options.retryDelaysMs, DEFER_DELAY_MS])) {
     await channel.assertQueue(retryQueueName(delayMs), {
       durable: true,
       arguments: {

@@ -1,0 +1,123 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { DeliveryState, WebhookLogRequest } from '#persistence';
+
+/** One attempt's log entry (CONTRACT §5) and the delivery's state after it. */
+export interface AttemptRecord {
+  id: string;
+  deliveryId: string;
+  webhookId: string;
+  attempt: number;
+  eventType: string;
+  eventId: string;
+  request: WebhookLogRequest;
+  status: number;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  createdAt: Date;
+  nextAttemptAt: Date | null;
+  state: DeliveryState;
+}
+
+const MAX_BATCH = 500;
+const LINGER_MS = 5;
+
+interface Pending {
+  record: AttemptRecord;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Writes attempts in batches: rows that arrive within a few milliseconds share one INSERT and one UPDATE.
+ * `write` resolves once its row is committed, so the caller acks its message only after the log is safe.
+ */
+@Injectable()
+export class DeliveryLogWriter implements OnApplicationShutdown {
+  private readonly logger = new Logger(DeliveryLogWriter.name);
+  private queue: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  write(record: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ record, resolve, reject });
+      if (this.queue.length >= MAX_BATCH) this.kick(0);
+      else this.kick(LINGER_MS);
+    });
+  }
+
+  private kick(delayMs: number): void {
+    if (this.flushing) return; // the running flush picks up the rest when it finishes
+    if (delayMs === 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.flushing = this.flush();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flushing = this.flush();
+      }, delayMs);
+    }
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.insert(batch.map((p) => p.record));
+        for (const p of batch) p.resolve();
+      } catch (error) {
+        this.logger.error(`could not write ${batch.length} log rows: ${(error as Error).message}`);
+        for (const p of batch) p.reject(error);
+      }
+    }
+    this.flushing = undefined;
+  }
+
+  private async insert(records: AttemptRecord[]): Promise<void> {
+    const col = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+                                  duration_ms, error, response_excerpt, created_at, next_attempt_at)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::uuid[], $7::jsonb[],
+                              $8::int[], $9::int[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[])
+         ON CONFLICT (id) DO NOTHING`,
+        [
+          col('id'),
+          col('deliveryId'),
+          col('webhookId'),
+          col('attempt'),
+          col('eventType'),
+          col('eventId'),
+          records.map((r) => JSON.stringify(r.request)),
+          col('status'),
+          col('durationMs'),
+          col('error'),
+          col('responseExcerpt'),
+          col('createdAt'),
+          col('nextAttemptAt'),
+        ],
+      );
+      // The latest attempt decides a delivery's state; an older, late row never overwrites a newer one.
+      await tx.query(
+        `UPDATE webhook_delivery d SET state = v.state, attempts = v.attempt, updated_at = now()
+           FROM (SELECT DISTINCT ON (id) id, state, attempt
+                   FROM unnest($1::uuid[], $2::text[], $3::int[]) AS u(id, state, attempt)
+                  ORDER BY id, attempt DESC) v
+          WHERE d.id = v.id AND d.attempts <= v.attempt`,
+        [col('deliveryId'), col('state'), col('attempt')],
+      );
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.kick(0);
+    await this.flushing;
+  }
+}

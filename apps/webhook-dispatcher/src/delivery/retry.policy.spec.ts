@@ -1,0 +1,45 @@
+import { describe, expect, it } from '@jest/globals';
+import { nextStep } from './retry.policy.js';
+
+const delaysMs = [60_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000];
+
+describe('nextStep', () => {
+  it('stops after a success', () => {
+    expect(nextStep({ succeeded: true, attempt: 1, retryOnError: true, manual: false, delaysMs })).toEqual({ kind: 'done' });
+  });
+
+  it('without retryOnError makes exactly one attempt and does not park', () => {
+    expect(nextStep({ succeeded: false, attempt: 1, retryOnError: false, manual: false, delaysMs })).toEqual({
+      kind: 'give-up',
+      parked: false,
+    });
+  });
+
+  it('repeats after each configured delay, then parks after attempt 11', () => {
+    const steps = [];
+    for (let attempt = 1; attempt <= 11; attempt += 1) {
+      steps.push(nextStep({ succeeded: false, attempt, retryOnError: true, manual: false, delaysMs }));
+    }
+    expect(steps.slice(0, 10)).toEqual(delaysMs.map((delayMs, i) => ({ kind: 'retry', attempt: i + 2, delayMs })));
+    expect(steps[10]).toEqual({ kind: 'give-up', parked: true });
+  });
+
+  it('honours a shorter list of delays', () => {
+    expect(nextStep({ succeeded: false, attempt: 2, retryOnError: true, manual: false, delaysMs: [10, 20] })).toEqual({
+      kind: 'retry',
+      attempt: 3,
+      delayMs: 20,
+    });
+    expect(nextStep({ succeeded: false, attempt: 3, retryOnError: true, manual: false, delaysMs: [10, 20] })).toEqual({
+      kind: 'give-up',
+      parked: true,
+    });
+  });
+
+  it('never repeats a manual test or resend', () => {
+    expect(nextStep({ succeeded: false, attempt: 4, retryOnError: true, manual: true, delaysMs })).toEqual({
+      kind: 'give-up',
+      parked: false,
+    });
+  });
+});

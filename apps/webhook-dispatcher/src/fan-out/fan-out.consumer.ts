@@ -1,0 +1,35 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AmqpClient, QUEUES, type PlatformEvent } from '#messaging';
+import { FanOutService } from './fan-out.service.js';
+
+/** Events in flight per process while fanning out. */
+const EVENT_PREFETCH = 64;
+
+/** Consumes `dispatcher.events`; an event is acked only after all its delivery messages are confirmed. */
+@Injectable()
+export class FanOutConsumer implements OnApplicationBootstrap {
+  private readonly logger = new Logger(FanOutConsumer.name);
+
+  constructor(
+    private readonly amqp: AmqpClient,
+    private readonly fanOut: FanOutService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.amqp.consume(
+      QUEUES.dispatcherEvents,
+      async (message) => {
+        let event: PlatformEvent;
+        try {
+          event = JSON.parse(message.content.toString()) as PlatformEvent;
+        } catch {
+          this.logger.error(`rejected an unreadable event (routing key ${message.fields.routingKey}); it is parked`);
+          return 'reject';
+        }
+        await this.fanOut.fanOut(event);
+        return 'ack';
+      },
+      { prefetch: EVENT_PREFETCH },
+    );
+  }
+}

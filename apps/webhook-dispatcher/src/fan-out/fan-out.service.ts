@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  encodePayload,
+  renderWebhookPayload,
+  type PayloadObject,
+  type WebhookContentType,
+  type WebhookSubject,
+  type WebhookVersion,
+} from '#domain';
+import { AmqpClient, publishDelivery, type DeliverySnapshot, type PlatformEvent } from '#messaging';
+import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
+import { WebhookCache } from '../webhook/webhook.cache.js';
+import { DeliveryRepository, type NewDelivery } from './delivery.repository.js';
+import { webhookMatches } from './webhook-matcher.js';
+
+/** What a log entry shows of the event's subject: `psp, type, uuid` for transactions, else the subject id. */
+export function subjectOf(event: PlatformEvent): DeliverySnapshot['subject'] {
+  if (event.category === 'transaction') {
+    const data = event.data as { psp?: string; type?: string; uuid?: string };
+    return { psp: data.psp, type: data.type, uuid: data.uuid ?? event.subjectId };
+  }
+  return { uuid: event.subjectId };
+}
+
+function webhookSubject(event: PlatformEvent): WebhookSubject {
+  switch (event.category) {
+    case 'transaction':
+      return { type: 'transaction', transaction: event.data as never };
+    case 'subscription':
+      return { type: 'subscription', subscription: event.data as never };
+    case 'payout':
+      return { type: 'payout', payout: event.data as never };
+    default:
+      throw new Error(`unknown event category ${String((event as { category: unknown }).category).slice(0, 30)}`);
+  }
+}
+
+/**
+ * One event in, one delivery per matching webhook out: renders each distinct (version, content type) body
+ * once, records the deliveries, publishes one delivery message per webhook and returns only once the
+ * broker has confirmed every publish (the caller acks the event after that).
+ */
+@Injectable()
+export class FanOutService {
+  constructor(
+    private readonly cache: WebhookCache,
+    private readonly deliveries: DeliveryRepository,
+    private readonly amqp: AmqpClient,
+    private readonly metrics: DispatcherMetrics,
+  ) {}
+
+  async fanOut(event: PlatformEvent): Promise<number> {
+    const webhooks = (await this.cache.forMerchant(event.merchantId)).filter((w) => webhookMatches(w, event));
+    if (webhooks.length === 0) return 0;
+
+    const subject = webhookSubject(event);
+    const logSubject = subjectOf(event);
+    const bodies = new Map<string, string>();
+    const render = (version: string, contentType: WebhookContentType) => {
+      const key = `${version}|${contentType}`;
+      let body = bodies.get(key);
+      if (body === undefined) {
+        const tree = renderWebhookPayload(version as WebhookVersion, subject) as PayloadObject;
+        body = encodePayload(contentType, tree).body;
+        bodies.set(key, body);
+      }
+      return body;
+    };
+
+    const planned: NewDelivery[] = webhooks.map((webhook) => ({
+      id: randomUUID(),
+      webhookId: webhook.id,
+      merchantId: event.merchantId,
+      eventId: event.id,
+      eventType: event.category,
+      subject: logSubject,
+      url: webhook.url,
+      contentType: webhook.contentType,
+      version: webhook.version,
+      retryOnError: webhook.retryOnError,
+      body: render(webhook.version, webhook.contentType),
+    }));
+    const ids = await this.deliveries.createForEvent(event.id, planned);
+
+    const publishes = planned
+      .filter((delivery) => ids.has(delivery.webhookId))
+      .map((delivery) => {
+        const snapshot: DeliverySnapshot = {
+          webhookId: delivery.webhookId,
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+          subject: delivery.subject,
+          contentType: delivery.contentType,
+          version: delivery.version,
+          body: delivery.body,
+          occurredAt: event.occurredAt,
+        };
+        return publishDelivery(this.amqp, { deliveryId: ids.get(delivery.webhookId)!, snapshot }, 1);
+      });
+    await Promise.all(publishes);
+    this.metrics.fannedOut.inc(publishes.length);
+    return publishes.length;
+  }
+}

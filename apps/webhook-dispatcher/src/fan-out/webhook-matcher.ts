@@ -1,0 +1,15 @@
+import type { PlatformEvent } from '#messaging';
+import type { WebhookRow } from '../webhook/webhook.repository.js';
+
+/**
+ * CONTRACT §5 "Which webhooks fire": the event's merchant, a type the webhook selected, and — when the
+ * webhook is linked to an integration — only events of that integration (payouts belong to none).
+ */
+export function webhookMatches(
+  webhook: Pick<WebhookRow, 'merchantId' | 'events' | 'integrationId'>,
+  event: Pick<PlatformEvent, 'merchantId' | 'category' | 'integrationId'>,
+): boolean {
+  if (webhook.merchantId !== event.merchantId) return false;
+  if (!webhook.events.includes(event.category)) return false;
+  return webhook.integrationId === null || webhook.integrationId === event.integrationId;
+}

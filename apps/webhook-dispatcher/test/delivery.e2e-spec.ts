@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import amqplib from 'amqplib';
+import { Webhook } from 'standardwebhooks';
+import { signLegacyHex } from '#domain';
+import { QUEUES, type AmqpClient } from '#messaging';
+import { testEnv, waitFor } from '#testing';
+import {
+  Receiver,
+  closeDb,
+  createMerchant,
+  createWebhook,
+  deliveryOf,
+  logsOf,
+  publishEvents,
+  startDispatcher,
+  testAmqp,
+  transactionEvent,
+} from './dispatcher.harness.js';
+
+/** Counts (and removes) parked deliveries of one delivery id. */
+async function parkedCount(deliveryIds: Set<string>): Promise<number> {
+  const connection = await amqplib.connect(testEnv().amqpUrl);
+  const channel = await connection.createChannel();
+  let count = 0;
+  for (;;) {
+    const message = await channel.get(QUEUES.parkedDeliveries, { noAck: false });
+    if (!message) break;
+    if (deliveryIds.has(JSON.parse(message.content.toString()).deliveryId)) {
+      count += 1;
+      channel.ack(message);
+    } else {
+      channel.nack(message, false, true);
+      break;
+    }
+  }
+  await connection.close();
+  return count;
+}
+
+describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback receivers)', () => {
+  let dispatcher: INestApplication;
+  let amqp: AmqpClient;
+  const receiver = new Receiver();
+  let merchantId: string;
+  let integrationId: string;
+
+  beforeAll(async () => {
+    await receiver.start();
+    dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: '800' });
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+    ({ merchantId, integrationId } = await createMerchant());
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await amqp.close();
+    await receiver.stop();
+    await closeDb();
+  });
+
+  it('retry on, receiver failing 3 times: exactly 4 attempts, the last 200', async () => {
+    receiver.setResponder((request, count) => ({ status: request.path === '/flaky' && count <= 3 ? 500 : 200, body: 'oops' }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/flaky`, retryOnError: true });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(hook.id)).length === 4, { timeoutMs: 15_000, what: '4 attempts' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const logs = await logsOf(hook.id);
+    expect(logs.map((l) => [l.attempt, l.status])).toEqual([[1, 500], [2, 500], [3, 500], [4, 200]]);
+    expect(logs.slice(0, 3).every((l) => l.next_attempt_at instanceof Date)).toBe(true);
+    expect(logs[3].next_attempt_at).toBeNull();
+    expect(logs[0].response_excerpt).toBe('oops');
+    expect(receiver.to('/flaky')).toHaveLength(4);
+    // The same webhook-id on every repeat, a fresh timestamp each time, and the same bytes.
+    const ids = new Set(receiver.to('/flaky').map((r) => r.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    expect(new Set(receiver.to('/flaky').map((r) => r.body)).size).toBe(1);
+    expect(await deliveryOf(hook.id)).toEqual({ state: 'succeeded', attempts: 4 });
+  });
+
+  it('retry on, always failing: exactly 11 attempts, then parked and shown as failed', async () => {
+    receiver.setResponder((request) => ({ status: request.path === '/down' ? 503 : 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/down`, retryOnError: true });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await deliveryOf(hook.id))?.state === 'failed', { timeoutMs: 20_000, what: 'the delivery to fail' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const logs = await logsOf(hook.id);
+    expect(logs.map((l) => l.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(logs.every((l) => l.status === 503)).toBe(true);
+    expect(logs[10].next_attempt_at).toBeNull();
+    expect(receiver.to('/down')).toHaveLength(11);
+    const deliveryId = receiver.to('/down')[0].headers['webhook-id'] as string;
+    expect(await parkedCount(new Set([deliveryId]))).toBe(1);
+  });
+
+  it('retry off: exactly one attempt', async () => {
+    receiver.setResponder((request) => ({ status: request.path === '/once' ? 500 : 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/once`, retryOnError: false });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(hook.id)).length === 1, { what: 'one attempt' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await logsOf(hook.id)).map((l) => [l.attempt, l.status, l.next_attempt_at])).toEqual([[1, 500, null]]);
+    expect(await deliveryOf(hook.id)).toEqual({ state: 'failed', attempts: 1 });
+  });
+
+  it('a receiver that never answers: status 0 with the reason, after the timeout', async () => {
+    receiver.setResponder((request) => (request.path === '/hang' ? 'hang' : { status: 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/hang` });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    const [log] = await waitFor(async () => {
+      const logs = await logsOf(hook.id);
+      return logs.length ? logs : undefined;
+    }, { what: 'the timed-out attempt' });
+    expect(log.status).toBe(0);
+    expect(log.error).toBe('Timeout: no complete response within 800 ms');
+    expect(log.duration_ms).toBeGreaterThanOrEqual(790);
+  });
+
+  it('a 301 is logged as 301 and not followed', async () => {
+    receiver.setResponder((request) =>
+      request.path === '/moved' ? { status: 301, headers: { location: `${receiver.url}/new-home` } } : { status: 200 },
+    );
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/moved`, retryOnError: false });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(hook.id)).length === 1, { what: 'the 301 attempt' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await logsOf(hook.id))[0].status).toBe(301);
+    expect(receiver.to('/new-home')).toHaveLength(0);
+  });
+
+  it('signs exactly the bytes sent: standardwebhooks verifies every signature during a rotation, and the hex scheme matches', async () => {
+    receiver.setResponder(() => ({ status: 204 }));
+    const oldSecret = 'whsec_' + Buffer.alloc(32, 3).toString('base64');
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/signed`, rotatedSecrets: [oldSecret] });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    const [request] = await waitFor(() => (receiver.to('/signed').length ? receiver.to('/signed') : undefined), { what: 'the signed request' });
+    const headers = {
+      'webhook-id': request.headers['webhook-id'] as string,
+      'webhook-timestamp': request.headers['webhook-timestamp'] as string,
+      'webhook-signature': request.headers['webhook-signature'] as string,
+    };
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(new Webhook(hook.secret).verify(request.body, headers)).toMatchObject({ transaction: { referenceId: 'order-1001' } });
+    expect(new Webhook(oldSecret).verify(request.body, headers)).toBeTruthy();
+    expect(() => new Webhook(hook.secret).verify(request.body.replace('1990', '1991'), headers)).toThrow();
+    expect(request.headers['x-webhook-signature']).toBe(signLegacyHex(request.body, hook.secret));
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+    const payload = JSON.parse(request.body);
+    expect(payload.transaction['3dsecure']).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
+    const [log] = await waitFor(async () => {
+      const logs = await logsOf(hook.id);
+      return logs.length ? logs : undefined;
+    });
+    expect(log.request).toEqual({
+      url: `${receiver.url}/signed`,
+      contentType: 'json',
+      version: '2026-08-20',
+      psp: 'Payrexx Direct',
+      type: 'e-commerce',
+      uuid: payload.transaction.uuid,
+    });
+    expect(log.event_type).toBe('transaction');
+  });
+
+  it('fans out to every matching webhook and to no other: version, content type and integration link respected', async () => {
+    receiver.setResponder(() => ({ status: 200 }));
+    const other = await createMerchant();
+    const v1 = await createWebhook({ merchantId, url: `${receiver.url}/v2025`, version: '2025-01-15' });
+    const php = await createWebhook({ merchantId, url: `${receiver.url}/php`, contentType: 'php-post' });
+    const linked = await createWebhook({ merchantId, url: `${receiver.url}/linked`, integrationId });
+    const otherIntegration = await createMerchant();
+    const unlinkedOnlyPayouts = await createWebhook({ merchantId, url: `${receiver.url}/payouts-only`, events: ['payout'] });
+    const foreign = await createWebhook({ merchantId: other.merchantId, url: `${receiver.url}/foreign` });
+    const event = transactionEvent(merchantId, integrationId);
+    await publishEvents(amqp, [event, transactionEvent(merchantId, null)]);
+    await waitFor(() => receiver.to('/v2025').length === 2 && receiver.to('/php').length === 2 && receiver.to('/linked').length === 1, {
+      what: 'fan-out',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(JSON.parse(receiver.to('/v2025')[0].body).transaction).not.toHaveProperty('3dsecure');
+    expect(receiver.to('/php')[0].headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(receiver.to('/php')[0].body).toContain('transaction%5B3dsecure%5D%5Beci%5D=05'.replace(/%5B/g, '[').replace(/%5D/g, ']'));
+    expect(receiver.to('/linked')).toHaveLength(1);
+    expect(receiver.to('/payouts-only')).toHaveLength(0);
+    expect(receiver.to('/foreign')).toHaveLength(0);
+    expect([v1, php, linked, unlinkedOnlyPayouts, foreign, otherIntegration]).toHaveLength(6);
+  });
+});

@@ -1,0 +1,229 @@
+import type { INestApplication } from '@nestjs/common';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { generateWebhookSecret } from '#domain';
+import { AmqpClient, EXCHANGES, publishWebhookChanged, type PlatformEvent } from '#messaging';
+import { SecretCipher } from '#platform';
+import { appTestEnv, testEnv } from '#testing';
+import { loadWebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
+import { createWebhookDispatcherApp } from '../src/webhook-dispatcher.app.js';
+
+export const ENCRYPTION_KEY = randomBytes(32);
+const cipher = new SecretCipher(ENCRYPTION_KEY);
+
+export function dispatcherEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return appTestEnv({
+    SECRET_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_RETRY_DELAYS: Array(10).fill('50ms').join(','),
+    WEBHOOK_DISPATCHER_PORT: '0',
+    ...extra,
+  });
+}
+
+export async function startDispatcher(extra: Record<string, string> = {}): Promise<INestApplication> {
+  const app = await createWebhookDispatcherApp(loadWebhookDispatcherConfig(dispatcherEnv(extra)));
+  await app.init();
+  return app;
+}
+
+let pool: pg.Pool | undefined;
+let changes: AmqpClient | undefined;
+export function db(): pg.Pool {
+  pool ??= new pg.Pool({ connectionString: testEnv().databaseUrl, max: 4 });
+  return pool;
+}
+export async function closeDb(): Promise<void> {
+  await pool?.end();
+  pool = undefined;
+  await changes?.close();
+  changes = undefined;
+}
+
+export async function createMerchant(): Promise<{ merchantId: string; integrationId: string }> {
+  const merchantId = randomUUID();
+  const integrationId = randomUUID();
+  await db().query('INSERT INTO merchant (id, name) VALUES ($1, $2)', [merchantId, `Merchant ${merchantId.slice(0, 8)}`]);
+  await db().query(
+    `INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'shop', $3, 'pk_test')`,
+    [integrationId, merchantId, randomBytes(32)],
+  );
+  return { merchantId, integrationId };
+}
+
+export interface WebhookSpec {
+  merchantId: string;
+  url: string;
+  retryOnError?: boolean;
+  contentType?: 'json' | 'php-post';
+  version?: '2025-01-15' | '2026-08-20';
+  events?: Array<'transaction' | 'subscription' | 'payout'>;
+  integrationId?: string | null;
+  /** Extra, older secrets still valid (rotation), newest first after the current one. */
+  rotatedSecrets?: string[];
+}
+
+/** Inserts a webhook the way webhook-config stores it (secret encrypted with the webhook id as context). */
+export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; secret: string; secrets: string[] }> {
+  const id = randomUUID();
+  const secret = generateWebhookSecret();
+  await db().query(
+    `INSERT INTO webhook (id, merchant_id, integration_id, name, url, content_type, version, retry_on_error, events)
+     VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8)`,
+    [
+      id,
+      spec.merchantId,
+      spec.integrationId ?? null,
+      spec.url,
+      spec.contentType ?? 'json',
+      spec.version ?? '2026-08-20',
+      spec.retryOnError ?? false,
+      spec.events ?? ['transaction', 'subscription', 'payout'],
+    ],
+  );
+  await db().query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)`, [
+    randomUUID(),
+    id,
+    cipher.encrypt(secret, id),
+  ]);
+  for (const old of spec.rotatedSecrets ?? []) {
+    await db().query(
+      `INSERT INTO webhook_secret (id, webhook_id, ciphertext, created_at, expires_at)
+       VALUES ($1, $2, $3, now() - interval '1 hour', now() + interval '23 hours')`,
+      [randomUUID(), id, cipher.encrypt(old, id)],
+    );
+  }
+  // Like webhook-config: announce the change so running dispatchers refresh their cache.
+  changes ??= testAmqp('test-config-changes');
+  await publishWebhookChanged(changes, { webhookId: id, merchantId: spec.merchantId });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return { id, secret, secrets: [secret, ...(spec.rotatedSecrets ?? [])] };
+}
+
+export interface LogRow {
+  attempt: number;
+  status: number;
+  error: string | null;
+  event_type: string;
+  event_id: string;
+  request: { url: string; contentType: string; version: string; psp: string | null; type: string | null; uuid: string };
+  next_attempt_at: Date | null;
+  response_excerpt: string | null;
+  duration_ms: number;
+}
+
+export async function logsOf(webhookId: string): Promise<LogRow[]> {
+  const { rows } = await db().query<LogRow>(
+    `SELECT attempt, status, error, event_type, event_id, request, next_attempt_at, response_excerpt, duration_ms
+       FROM webhook_log WHERE webhook_id = $1 ORDER BY attempt, created_at`,
+    [webhookId],
+  );
+  return rows;
+}
+
+export async function deliveryOf(webhookId: string): Promise<{ state: string; attempts: number } | undefined> {
+  const { rows } = await db().query(`SELECT state, attempts FROM webhook_delivery WHERE webhook_id = $1`, [webhookId]);
+  return rows[0];
+}
+
+export function transactionEvent(
+  merchantId: string,
+  integrationId: string | null,
+  overrides: Partial<Record<string, unknown>> = {},
+): PlatformEvent {
+  const uuid = randomUUID();
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    type: 'transaction.created',
+    category: 'transaction',
+    merchantId,
+    integrationId,
+    occurredAt: now,
+    subjectId: uuid,
+    data: {
+      uuid,
+      referenceId: 'order-1001',
+      status: 'confirmed',
+      psp: 'Payrexx Direct',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 1990,
+      currency: 'CHF',
+      integrationId,
+      createdAt: now,
+      updatedAt: now,
+      threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
+      ...overrides,
+    },
+  };
+}
+
+export async function publishEvents(amqp: AmqpClient, events: PlatformEvent[]): Promise<void> {
+  await Promise.all(
+    events.map((event) =>
+      amqp.publish(EXCHANGES.events, event.type, Buffer.from(JSON.stringify(event)), { messageId: event.id }),
+    ),
+  );
+}
+
+export function testAmqp(name = 'test-publisher'): AmqpClient {
+  return new AmqpClient({ url: testEnv().amqpUrl, name, topology: { retryDelaysMs: [] } });
+}
+
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  receivedAt: number;
+}
+
+/** A loopback HTTP receiver whose answer per path the test decides. */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  private server!: Server;
+  url = '';
+  private readonly open = new Set<ServerResponse>();
+
+  constructor(private respond: (request: ReceivedRequest, count: number) => { status: number; body?: string; headers?: Record<string, string> } | 'hang' = () => ({ status: 200, body: 'ok' })) {}
+
+  setResponder(respond: Receiver['respond']): void {
+    this.respond = respond;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+        this.requests.push(received);
+        const count = this.requests.filter((r) => r.path === received.path).length;
+        const answer = this.respond(received, count);
+        if (answer === 'hang') {
+          this.open.add(res);
+          return;
+        }
+        res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain' });
+        res.end(answer.body ?? '');
+      });
+    });
+    this.server.keepAliveTimeout = 1_000;
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as { port: number };
+    this.url = `http://127.0.0.1:${port}`;
+    return this;
+  }
+
+  to(path: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,93 @@
+// `npm start`: builds, creates and migrates the database, starts the three apps as separate processes with
+// labelled output, waits until each is ready, seeds the demo merchant once and prints what to use.
+// Runs on the Node 24 that `npm run` puts first on PATH. Ctrl-C stops everything.
+import { spawn, spawnSync } from 'node:child_process';
+import { seedDemo } from './seed-demo.js';
+
+const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', FORCE_COLOR: '1' };
+const ports = {
+  'transaction-api': Number(env.TRANSACTION_API_PORT || 3000),
+  'webhook-config': Number(env.WEBHOOK_CONFIG_PORT || 3001),
+  'webhook-dispatcher': Number(env.WEBHOOK_DISPATCHER_PORT || 3002),
+};
+const colors = { 'transaction-api': 36, 'webhook-config': 35, 'webhook-dispatcher': 33, start: 32 };
+const say = (label, line) => process.stdout.write(`\x1b[${colors[label]}m[${label}]\x1b[0m ${line}\n`);
+
+function step(label, command, args) {
+  say('start', `${label}…`);
+  const result = spawnSync(command, args, { env, stdio: 'inherit' });
+  if (result.status !== 0) {
+    say('start', `${label} failed (exit ${result.status}); see the output above.`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+step('building', 'nx', ['run-many', '-t', 'build', '--output-style=static']);
+step('migrating the database', 'node', ['dist/libs/persistence/src/migrate.main.js']);
+
+const children = [];
+let stopping = false;
+function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 10_000).unref();
+  Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve)))).then(() => process.exit(code));
+}
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+for (const app of Object.keys(ports)) {
+  const child = spawn('node', ['--enable-source-maps', `dist/apps/${app}/src/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffered = '';
+    stream.on('data', (chunk) => {
+      const lines = (buffered + chunk).split('\n');
+      buffered = lines.pop();
+      for (const line of lines) say(app, line);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      say(app, `exited (${signal ?? code}); stopping the others`);
+      stopAll(1);
+    }
+  });
+}
+
+async function ready(app) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${ports[app]}/health/ready`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`${app} did not become ready within 120 s`);
+}
+
+try {
+  await Promise.all(Object.keys(ports).map(ready));
+  const demo = await seedDemo({ env, ports });
+  const base = (app) => `http://127.0.0.1:${ports[app]}`;
+  const lines = [
+    '',
+    'The payment platform is running:',
+    `  transaction-api     ${base('transaction-api')}      (API docs: ${base('transaction-api')}/docs)`,
+    `  merchant backend    ${base('webhook-config')}/      (webhooks and their logs)`,
+    `  webhook-dispatcher  ${base('webhook-dispatcher')}/metrics`,
+    '',
+    ...demo.lines,
+    '',
+    'Ctrl-C stops all three apps.',
+    '',
+  ];
+  for (const line of lines) say('start', line);
+} catch (error) {
+  say('start', `start failed: ${error.message}`);
+  stopAll(1);
+}

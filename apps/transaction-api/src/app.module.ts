@@ -1,7 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { MerchantEntity, IntegrationEntity } from '#persistence';
+import { IntegrationEntity, MerchantEntity } from '#persistence';
 import { PlatformModule } from '#platform';
+import { ConfigModule } from './config/config.module.js';
 import { TransactionApiConfig } from './config/transaction-api.config.js';
+import { MerchantModule } from './merchant/merchant.module.js';
+import { PayoutModule } from './payout/payout.module.js';
+import { SubscriptionModule } from './subscription/subscription.module.js';
+import { TransactionModule } from './transaction/transaction.module.js';
 
 @Module({})
 export class AppModule {
@@ -9,13 +14,18 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        ConfigModule.forRoot(config),
         PlatformModule.forRoot({
           name: 'transaction-api',
           base: config.base,
           entities: [MerchantEntity, IntegrationEntity],
+          poolSize: config.databasePoolSize,
         }),
+        MerchantModule,
+        TransactionModule,
+        SubscriptionModule,
+        PayoutModule,
       ],
-      providers: [{ provide: TransactionApiConfig, useValue: config }],
     };
   }
 }

@@ -3,7 +3,47 @@ import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
 import type { TransactionApiConfig } from './config/transaction-api.config.js';
 
+/** Largest accepted request body: a transaction is well under 2 KiB. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const DESCRIPTION = `
+Merchant read API (\`/v{version}/…\`, API key) and the platform's internal API (\`/internal/…\`, platform token).
+
+**Authentication.** Merchant API: \`Authorization: Bearer <apiKey>\` or \`X-API-KEY: <apiKey>\`; a key sees every
+transaction of its merchant and nothing of any other (another merchant's uuid answers 404 like an unknown one).
+Platform API: \`Authorization: Bearer $PLATFORM_TOKEN\`. Missing or wrong credentials answer 401.
+
+**Versions.** \`version\` is 1.0 … 1.17. Before 1.17 the transaction object has no \`3dsecure\` key; from 1.17 it
+always has it (an object or null). Nothing else differs. Any other version answers 404.
+
+**Errors.** Every error is an RFC 9457 \`application/problem+json\` body \`{type, title, status, detail, errors?}\`;
+\`errors\` lists \`{field, message}\` for each invalid field. Bad input (malformed JSON, a wrong type, an unknown
+field or query parameter, an unknown status, a bad currency or amount, a bad cursor, a body over 64 KiB) is a 4xx
+naming the field and changes nothing. Problem types: urn:problem:validation (400), urn:problem:bad-request (400),
+urn:problem:unauthorized (401), urn:problem:not-found (404), urn:problem:unknown-api-version (404),
+urn:problem:conflict (409), urn:problem:status-transition (409), urn:problem:subscription-event (409),
+urn:problem:payload-too-large (413), urn:problem:unsupported-media-type (415).
+
+**Events.** Every change is published to the \`payments.events\` exchange through a transactional outbox
+(routing key = event type): transaction.created, transaction.status_changed, subscription.created,
+subscription.renewed, subscription.payment_failed, subscription.cancelled, subscription.ended, payout.created.
+`.trim();
+
 /** Builds the transaction-api application (not listening yet): used by main.ts and by the e2e tests. */
 export function createTransactionApiApp(config: TransactionApiConfig): Promise<NestFastifyApplication> {
-  return createHttpApp(AppModule.forRoot(config), { name: 'transaction-api', logLevel: config.base.logLevel });
+  return createHttpApp(AppModule.forRoot(config), {
+    name: 'transaction-api',
+    logLevel: config.base.logLevel,
+    bodyLimit: BODY_LIMIT_BYTES,
+    openApi: {
+      title: 'transaction-api',
+      description: DESCRIPTION,
+      version: '1.17',
+      configure: (builder) =>
+        builder
+          .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Merchant API key (pk_…)' }, 'apiKey')
+          .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (pk_…)' }, 'apiKeyHeader')
+          .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'PLATFORM_TOKEN' }, 'platform'),
+    },
+  });
 }

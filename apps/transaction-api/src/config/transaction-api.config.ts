@@ -2,6 +2,16 @@ import { BaseConfig, readBaseConfig } from '#platform';
 
 export const DEV_PLATFORM_TOKEN = 'development-platform-token';
 
+/** How the outbox relay runs (tunable for tests and benchmarks; the defaults suit production). */
+export interface OutboxSettings {
+  /** Longest wait between two looks at the outbox when no NOTIFY arrives (also: retry of the relay lock). */
+  pollMs: number;
+  /** Events read and published per round. */
+  batchSize: number;
+  /** Published events older than this are deleted from the outbox. */
+  retentionMs: number;
+}
+
 /** transaction-api settings (CONTRACT §1), read and validated once at start. */
 export class TransactionApiConfig {
   constructor(
@@ -9,6 +19,9 @@ export class TransactionApiConfig {
     readonly port: number,
     /** Bearer token of the platform (internal) API. */
     readonly platformToken: string,
+    readonly outbox: OutboxSettings,
+    /** Connections in the PostgreSQL pool. */
+    readonly databasePoolSize: number,
   ) {}
 }
 
@@ -18,6 +31,12 @@ export function loadTransactionApiConfig(env: NodeJS.ProcessEnv): TransactionApi
     base,
     reader.port('TRANSACTION_API_PORT', 3000),
     reader.secret('PLATFORM_TOKEN', { devDefault: DEV_PLATFORM_TOKEN, minLength: 16 }),
+    {
+      pollMs: reader.duration('OUTBOX_POLL_MS', { default: 1_000, min: 10 }),
+      batchSize: reader.int('OUTBOX_BATCH_SIZE', { default: 500, min: 1, max: 5_000 }),
+      retentionMs: reader.duration('OUTBOX_RETENTION', { default: 7 * 24 * 3_600_000, min: 60_000 }),
+    },
+    reader.int('DATABASE_POOL_SIZE', { default: 20, min: 2, max: 200 }),
   );
   reader.done();
   return config;

@@ -1,0 +1,23 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { ProblemException } from '#platform';
+import { IntegrationKeyLookup } from '../merchant/integration-key.lookup.js';
+import { presentedApiKey } from './credentials.js';
+import { setPrincipal } from './merchant-principal.js';
+
+/** Merchant read API: `Authorization: Bearer <apiKey>` or `X-API-KEY: <apiKey>`; 401 problem otherwise. */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(private readonly keys: IntegrationKeyLookup) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const apiKey = presentedApiKey(request);
+    const principal = apiKey ? await this.keys.find(apiKey) : undefined;
+    if (!principal) {
+      throw new ProblemException(401, 'Send a valid API key as `Authorization: Bearer <apiKey>` or `X-API-KEY: <apiKey>`.');
+    }
+    setPrincipal(request, principal);
+    return true;
+  }
+}

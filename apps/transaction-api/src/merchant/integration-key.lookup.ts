@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { MerchantPrincipal } from '../auth/merchant-principal.js';
+import { hashApiKey, looksLikeApiKey } from '../auth/api-key.js';
+import { MerchantRepository } from './merchant.repository.js';
+
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+/**
+ * Finds the integration of an API key by its SHA-256 hash (a unique index). Found keys are cached for a minute
+ * (keyed by hash, never by the key itself) so that the read API costs one query per request; integrations are
+ * never deleted or re-keyed through the API, so a cached entry cannot become wrong. Unknown keys are not cached.
+ */
+@Injectable()
+export class IntegrationKeyLookup {
+  private readonly cache = new Map<string, { principal: MerchantPrincipal; expires: number }>();
+
+  constructor(private readonly merchants: MerchantRepository) {}
+
+  async find(apiKey: string): Promise<MerchantPrincipal | undefined> {
+    if (!looksLikeApiKey(apiKey)) return undefined;
+    const hash = hashApiKey(apiKey);
+    const cacheKey = hash.toString('base64');
+    const now = Date.now();
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.expires > now) return cached.principal;
+    const integration = await this.merchants.findIntegrationByKeyHash(hash);
+    if (!integration) return undefined;
+    const principal = { merchantId: integration.merchantId, integrationId: integration.id };
+    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(cacheKey, { principal, expires: now + CACHE_TTL_MS });
+    return principal;
+  }
+}

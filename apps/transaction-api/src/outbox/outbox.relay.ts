@@ -1,0 +1,168 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import pg from 'pg';
+import { AmqpClient, EXCHANGES } from '#messaging';
+import { TransactionApiConfig } from '../config/transaction-api.config.js';
+import { OUTBOX_CHANNEL, OutboxRow, OutboxStore } from './outbox.store.js';
+
+/** Session-level advisory lock key: at most one relay per database publishes at a time. */
+export const RELAY_LOCK_KEY = 727_100;
+const FAILURE_BACKOFF_MS = 1_000;
+const CLEANUP_EVERY_MS = 3_600_000;
+
+type RoundOutcome = 'idle' | 'more' | 'failed';
+
+/**
+ * Publishes the outbox to `payments.events`, in outbox order, with publisher confirms.
+ *
+ * - One relay at a time: the relay works only while it holds a session advisory lock on its own connection; if its
+ *   process or connection dies the lock goes with it and another instance's relay takes over within `pollMs`.
+ * - Low latency: the holder LISTENs on `outbox_event` (the insert trigger NOTIFYs at commit) and is also woken
+ *   in-process by {@link wake}; a timer every `pollMs` covers a lost notification.
+ * - Order and no loss: a round reads the oldest unsent rows by `seq` and publishes them in waves that hold at most
+ *   one event per subject; a wave's events are published together and awaited, and a row is marked sent only once
+ *   the broker confirmed it. After a failure (broker down, publish timeout) the round stops and is repeated later
+ *   from the oldest unsent row, so a subject's later event is never published before its earlier one is confirmed.
+ *   Delivery is at-least-once (a confirm lost in a crash republishes); consumers deduplicate on the event id,
+ *   which is also the AMQP messageId.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('OutboxRelay');
+  private stopped = false;
+  private loop?: Promise<void>;
+  private wakePending = false;
+  private wakeSleeper?: () => void;
+  private failing = false;
+  private lastCleanup = 0;
+
+  constructor(
+    private readonly config: TransactionApiConfig,
+    private readonly amqp: AmqpClient,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.loop = this.run();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.loop;
+  }
+
+  /** Asks the relay to look at the outbox now (called after a commit that wrote events). */
+  wake(): void {
+    this.wakePending = true;
+    this.wakeSleeper?.();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const client = new pg.Client({
+        connectionString: this.config.base.databaseUrl,
+        application_name: 'transaction-api:outbox-relay',
+      });
+      let broken = false;
+      client.on('error', (error) => {
+        broken = true;
+        this.logger.warn(`relay database connection failed: ${error.message}`);
+        this.wake();
+      });
+      client.on('notification', () => this.wake());
+      try {
+        await client.connect();
+        await this.session(new OutboxStore(client), () => broken);
+      } catch (error) {
+        if (!this.stopped) this.logger.warn(`relay paused: ${(error as Error).message}`);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+      if (!this.stopped) await this.sleep(this.config.outbox.pollMs, false);
+    }
+  }
+
+  /** One database session: wait for the lock, then relay until stopped or the connection breaks. */
+  private async session(store: OutboxStore, broken: () => boolean): Promise<void> {
+    while (!this.stopped && !(await store.tryLock(RELAY_LOCK_KEY))) {
+      await this.sleep(this.config.outbox.pollMs, false);
+    }
+    if (this.stopped) return;
+    await store.listen(OUTBOX_CHANNEL);
+    this.logger.log('this instance relays the outbox');
+    while (!this.stopped && !broken()) {
+      this.wakePending = false;
+      const outcome = await this.round(store);
+      if (outcome === 'more') continue;
+      if (outcome === 'failed') await this.sleep(FAILURE_BACKOFF_MS, false);
+      else {
+        await this.cleanup(store);
+        await this.sleep(this.config.outbox.pollMs, true);
+      }
+    }
+  }
+
+  private async round(store: OutboxStore): Promise<RoundOutcome> {
+    const rows = await store.pending(this.config.outbox.batchSize);
+    if (rows.length === 0) return 'idle';
+    for (const wave of waves(rows)) {
+      const results = await Promise.allSettled(
+        wave.map((row) =>
+          this.amqp.publish(EXCHANGES.events, row.type, Buffer.from(row.payload, 'utf8'), { messageId: row.id, type: row.type }),
+        ),
+      );
+      const confirmed = wave.filter((_, index) => results[index].status === 'fulfilled').map((row) => row.seq);
+      if (confirmed.length > 0) await store.markSent(confirmed);
+      if (confirmed.length < wave.length) {
+        if (!this.failing) {
+          const reason = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+          this.logger.warn(`publishing events failed (${(reason.reason as Error)?.message}); they wait in the outbox and are retried`);
+        }
+        this.failing = true;
+        return 'failed';
+      }
+    }
+    if (this.failing) this.logger.log('publishing events works again');
+    this.failing = false;
+    return rows.length >= this.config.outbox.batchSize ? 'more' : 'idle';
+  }
+
+  private async cleanup(store: OutboxStore): Promise<void> {
+    if (Date.now() - this.lastCleanup < CLEANUP_EVERY_MS) return;
+    this.lastCleanup = Date.now();
+    const deleted = await store.deleteSentBefore(new Date(Date.now() - this.config.outbox.retentionMs));
+    if (deleted > 0) this.logger.log(`deleted ${deleted} published events older than the retention`);
+  }
+
+  /** Waits `ms`; with `wakeable`, returns early on {@link wake} (at once if a wake came since the round began). */
+  private sleep(ms: number, wakeable: boolean): Promise<void> {
+    if (this.stopped || (wakeable && this.wakePending)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        if (this.wakeSleeper === onWake) this.wakeSleeper = undefined;
+        resolve();
+      };
+      const timer = setTimeout(finish, ms);
+      // A stop always ends the wait; a wake only a wakeable one.
+      const onWake = () => {
+        if (wakeable || this.stopped) finish();
+      };
+      this.wakeSleeper = onWake;
+    });
+  }
+}
+
+/**
+ * Splits rows (in seq order) into waves with at most one row per subject: a subject's n-th row goes to wave n.
+ * Publishing wave after wave keeps every subject's events in order.
+ */
+export function waves(rows: OutboxRow[]): OutboxRow[][] {
+  const result: OutboxRow[][] = [];
+  const depth = new Map<string, number>();
+  for (const row of rows) {
+    const level = depth.get(row.subjectId) ?? 0;
+    depth.set(row.subjectId, level + 1);
+    (result[level] ??= []).push(row);
+  }
+  return result;
+}

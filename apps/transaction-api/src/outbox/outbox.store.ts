@@ -1,0 +1,50 @@
+import type pg from 'pg';
+
+export const OUTBOX_CHANNEL = 'outbox_event';
+
+export interface OutboxRow {
+  seq: string;
+  id: string;
+  type: string;
+  subjectId: string;
+  /** The JSON published, exactly as written. */
+  payload: string;
+}
+
+/** The relay's queries, on the relay's own connection (which also holds its advisory lock). */
+export class OutboxStore {
+  constructor(private readonly client: pg.Client) {}
+
+  async tryLock(key: number): Promise<boolean> {
+    const { rows } = await this.client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+    return rows[0].locked;
+  }
+
+  async listen(channel: string): Promise<void> {
+    await this.client.query(`LISTEN ${channel}`);
+  }
+
+  /** The oldest unsent events, in publishing order. */
+  async pending(limit: number): Promise<OutboxRow[]> {
+    const { rows } = await this.client.query<OutboxRow>({
+      name: 'outbox-pending',
+      text: `SELECT seq, id, type, subject_id AS "subjectId", payload::text AS payload
+               FROM outbox_event WHERE sent_at IS NULL ORDER BY seq LIMIT $1`,
+      values: [limit],
+    });
+    return rows;
+  }
+
+  async markSent(seqs: string[]): Promise<void> {
+    await this.client.query({
+      name: 'outbox-mark-sent',
+      text: 'UPDATE outbox_event SET sent_at = now() WHERE seq = ANY($1::bigint[])',
+      values: [seqs],
+    });
+  }
+
+  async deleteSentBefore(before: Date): Promise<number> {
+    const result = await this.client.query('DELETE FROM outbox_event WHERE sent_at < $1', [before]);
+    return result.rowCount ?? 0;
+  }
+}

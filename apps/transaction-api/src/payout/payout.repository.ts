@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+export interface PayoutRow {
+  id: string;
+  merchantId: string;
+  amount: number;
+  currency: string;
+  status: 'initialised';
+  createdAt: Date;
+}
+
+@Injectable()
+export class PayoutRepository {
+  async insert(manager: EntityManager, row: PayoutRow): Promise<void> {
+    await manager.query(`INSERT INTO payout (id, merchant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      row.id,
+      row.merchantId,
+      row.amount,
+      row.currency,
+      row.status,
+      row.createdAt,
+    ]);
+  }
+}

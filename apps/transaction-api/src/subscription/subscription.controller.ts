@@ -1,0 +1,40 @@
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
+import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
+import { UuidParamPipe } from '../common/uuid.js';
+import { CreateSubscriptionDto, SubscriptionDoc, SubscriptionEventDto } from './subscription.dto.js';
+import { SubscriptionService } from './subscription.service.js';
+
+@ApiTags('Platform: subscriptions')
+@ApiBearerAuth('platform')
+@ApiExtraModels(ProblemDoc, FieldErrorDoc)
+@ApiProblems([400, 401, 413, 415])
+@UseGuards(PlatformTokenGuard)
+@Controller('internal/subscriptions')
+export class SubscriptionController {
+  constructor(private readonly subscriptions: SubscriptionService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Record a new subscription', description: 'Status `active`; emits `subscription.created`.' })
+  @ApiCreatedResponse({ type: SubscriptionDoc })
+  create(@Body() body: CreateSubscriptionDto) {
+    return this.subscriptions.create(body);
+  }
+
+  @Post(':id/events')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Record a subscription event',
+    description:
+      'Emits `subscription.<event>`. renewed: active|past_due → active; payment_failed: active|past_due → past_due; ' +
+      'cancelled: active|past_due → cancelled; ended: active|past_due|cancelled → ended (final). Anything else: 409.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: SubscriptionDoc })
+  @ApiProblems([404, 409], { 404: 'No subscription has this id.', 409: 'The event is not allowed in the subscription\'s status.' })
+  recordEvent(@Param('id', UuidParamPipe) id: string, @Body() body: SubscriptionEventDto) {
+    return this.subscriptions.recordEvent(id, body);
+  }
+}

@@ -1,0 +1,60 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SUBSCRIPTION_EVENTS, type SubscriptionEvent } from '#domain';
+import { IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { IsAmount, IsCurrency } from '../common/money.js';
+import { SUBSCRIPTION_STATUSES } from './subscription.lifecycle.js';
+
+/** `daily`, `weekly`, `monthly`, `quarterly`, `yearly`, or an ISO 8601 duration in days/weeks/months/years (P1M, P2W, P1Y6M). */
+export const INTERVAL_PATTERN = /^(daily|weekly|monthly|quarterly|yearly|P(?=\d)(\d{1,3}Y)?(\d{1,3}M)?(\d{1,3}W)?(\d{1,4}D)?)$/;
+
+export class CreateSubscriptionDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('all')
+  merchantId!: string;
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true })
+  @IsOptional()
+  @IsUUID('all')
+  integrationId?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, minLength: 1, maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  referenceId?: string | null;
+
+  @IsAmount()
+  amount!: number;
+
+  @IsCurrency()
+  currency!: string;
+
+  @ApiProperty({
+    description: 'Billing interval: daily, weekly, monthly, quarterly, yearly, or an ISO 8601 duration of days/weeks/months/years (P1M, P2W, P1Y).',
+    example: 'P1M',
+    pattern: INTERVAL_PATTERN.source,
+  })
+  @IsString()
+  @Matches(INTERVAL_PATTERN, { message: 'must be daily, weekly, monthly, quarterly, yearly or an ISO 8601 duration such as P1M' })
+  interval!: string;
+}
+
+export class SubscriptionEventDto {
+  @ApiProperty({ enum: SUBSCRIPTION_EVENTS })
+  @IsIn(SUBSCRIPTION_EVENTS)
+  event!: SubscriptionEvent;
+}
+
+export class SubscriptionDoc {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: SUBSCRIPTION_STATUSES }) status!: string;
+  @ApiProperty({ nullable: true, type: 'string', enum: SUBSCRIPTION_EVENTS, description: 'The event just recorded; null on creation.' })
+  event!: string | null;
+  @ApiProperty({ nullable: true, type: 'string' }) referenceId!: string | null;
+  @ApiProperty({ type: 'integer' }) amount!: number;
+  @ApiProperty() currency!: string;
+  @ApiProperty() interval!: string;
+  @ApiProperty({ nullable: true, type: 'string', format: 'uuid' }) integrationId!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}

@@ -1,0 +1,25 @@
+import type { SubscriptionEvent } from '#domain';
+
+export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'cancelled', 'ended'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/**
+ * What each subscription event does. A new subscription is `active`.
+ * - renewed: active | past_due → active
+ * - payment_failed: active | past_due → past_due
+ * - cancelled: active | past_due → cancelled (no more renewals; it still ends later)
+ * - ended: active | past_due | cancelled → ended (final)
+ * Any other event is refused with 409 (e.g. renewing a cancelled or an ended subscription).
+ */
+export const SUBSCRIPTION_EVENT_RULES: Readonly<Record<SubscriptionEvent, { from: readonly SubscriptionStatus[]; to: SubscriptionStatus }>> = {
+  renewed: { from: ['active', 'past_due'], to: 'active' },
+  payment_failed: { from: ['active', 'past_due'], to: 'past_due' },
+  cancelled: { from: ['active', 'past_due'], to: 'cancelled' },
+  ended: { from: ['active', 'past_due', 'cancelled'], to: 'ended' },
+};
+
+/** The status after `event`, or undefined when the event is not allowed in `status`. */
+export function statusAfter(status: SubscriptionStatus, event: SubscriptionEvent): SubscriptionStatus | undefined {
+  const rule = SUBSCRIPTION_EVENT_RULES[event];
+  return rule.from.includes(status) ? rule.to : undefined;
+}

@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { renderSubscription, type PublicSubscription, type SubscriptionRecord } from '#domain';
+import { ProblemException } from '#platform';
+import { ReferenceChecker } from '../merchant/reference.checker.js';
+import { platformEvent, type PlatformEventType } from '../outbox/platform-event.js';
+import { UnitOfWork } from '../outbox/unit-of-work.js';
+import type { CreateSubscriptionDto, SubscriptionEventDto } from './subscription.dto.js';
+import { statusAfter, SUBSCRIPTION_EVENT_RULES } from './subscription.lifecycle.js';
+import { SubscriptionRepository, SubscriptionRow } from './subscription.repository.js';
+
+/** Records subscriptions and their events (platform API), each with its outbox event in one database transaction. */
+@Injectable()
+export class SubscriptionService {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly subscriptions: SubscriptionRepository,
+    private readonly references: ReferenceChecker,
+  ) {}
+
+  async create(input: CreateSubscriptionDto): Promise<PublicSubscription> {
+    const merchantId = input.merchantId.toLowerCase();
+    const integrationId = input.integrationId?.toLowerCase() ?? null;
+    await this.references.check(merchantId, integrationId);
+    const now = new Date();
+    const row: SubscriptionRow = {
+      id: randomUUID(),
+      merchantId,
+      integrationId,
+      referenceId: input.referenceId ?? null,
+      amount: input.amount,
+      currency: input.currency,
+      interval: input.interval,
+      status: 'active',
+      lastEvent: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    return this.unitOfWork.run(async ({ manager, emit }) => {
+      await this.subscriptions.insert(manager, row);
+      await emit(event('subscription.created', row));
+      return renderSubscription(toRecord(row));
+    });
+  }
+
+  async recordEvent(id: string, input: SubscriptionEventDto): Promise<PublicSubscription> {
+    return this.unitOfWork.run(async ({ manager, emit }) => {
+      const current = await this.subscriptions.findForUpdate(manager, id);
+      if (!current) throw new ProblemException(404, 'No subscription has this id.');
+      const next = statusAfter(current.status, input.event);
+      if (!next) {
+        throw new ProblemException(
+          409,
+          `A subscription in status ${current.status} cannot be ${input.event}; allowed in: ${SUBSCRIPTION_EVENT_RULES[input.event].from.join(', ')}.`,
+          { type: 'urn:problem:subscription-event', title: 'Subscription event not allowed' },
+        );
+      }
+      const updated = await this.subscriptions.recordEvent(manager, id, next, input.event, new Date());
+      await emit(event(`subscription.${input.event}`, updated));
+      return renderSubscription(toRecord(updated));
+    });
+  }
+}
+
+function toRecord(row: SubscriptionRow): SubscriptionRecord {
+  return {
+    id: row.id,
+    status: row.status,
+    event: row.lastEvent,
+    referenceId: row.referenceId,
+    amount: row.amount,
+    currency: row.currency,
+    interval: row.interval,
+    integrationId: row.integrationId,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function event(type: PlatformEventType, row: SubscriptionRow) {
+  return platformEvent({
+    type,
+    merchantId: row.merchantId,
+    integrationId: row.integrationId,
+    subjectId: row.id,
+    occurredAt: row.updatedAt,
+    data: toRecord(row),
+  });
+}

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { LATEST_API_VERSION, renderTransaction, resolveThreeDSecure, type PublicTransaction } from '#domain';
+import { ProblemException } from '#platform';
+import { parseInstant } from '../common/instant.js';
+import { ReferenceChecker } from '../merchant/reference.checker.js';
+import { platformEvent } from '../outbox/platform-event.js';
+import { UnitOfWork, type UnitOfWorkContext } from '../outbox/unit-of-work.js';
+import type { ChangeTransactionStatusDto, CreateTransactionDto } from './transaction.dto.js';
+import { creationFingerprint } from './transaction.fingerprint.js';
+import { TransactionRepository } from './transaction.repository.js';
+import { TransactionRow, toTransactionRecord } from './transaction.row.js';
+import { statusMove, TRANSACTION_STATUS_MOVES } from './transaction.status-machine.js';
+
+export interface RecordedTransaction {
+  transaction: PublicTransaction<typeof LATEST_API_VERSION>;
+  /** false when the uuid was recorded before with the same data (an idempotent retry). */
+  created: boolean;
+}
+
+/** Records payments and their status changes (platform API), each with its event, in one database transaction. */
+@Injectable()
+export class TransactionService {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly transactions: TransactionRepository,
+    private readonly references: ReferenceChecker,
+  ) {}
+
+  async record(input: CreateTransactionDto): Promise<RecordedTransaction> {
+    const merchantId = input.merchantId.toLowerCase();
+    const integrationId = input.integrationId?.toLowerCase() ?? null;
+    await this.references.check(merchantId, integrationId);
+    // The raw authentication goes no further than this line: only its resolved public form is kept.
+    const threeDSecure = resolveThreeDSecure({ type: input.type, paymentMethod: input.paymentMethod, authentication: input.authentication });
+    const importedAt = input.createdAt === undefined ? undefined : parseInstant(input.createdAt);
+    const now = new Date();
+    const createdAt = importedAt ?? now;
+    const row = {
+      uuid: input.uuid?.toLowerCase() ?? randomUUID(),
+      merchantId,
+      integrationId,
+      referenceId: input.referenceId ?? null,
+      status: input.status,
+      psp: input.psp,
+      type: input.type,
+      paymentMethod: input.paymentMethod,
+      amount: input.amount,
+      currency: input.currency,
+      threeDSecure,
+      createdAt,
+      updatedAt: createdAt > now ? createdAt : now,
+    };
+    const fingerprint = creationFingerprint({ ...row, createdAt: importedAt?.toISOString() ?? null });
+
+    return this.unitOfWork.run(async ({ manager, emit }) => {
+      const inserted = await this.transactions.insertIfAbsent(manager, { ...row, fingerprint });
+      if (inserted) {
+        await this.emit(emit, 'transaction.created', inserted);
+        return { transaction: render(inserted), created: true };
+      }
+      const existing = await this.transactions.findWithFingerprint(manager, row.uuid);
+      if (!existing || !existing.fingerprint.equals(fingerprint)) {
+        throw new ProblemException(409, 'This uuid was already used to record a transaction with different data.', {
+          errors: [{ field: 'uuid', message: 'is already used by a different transaction' }],
+        });
+      }
+      return { transaction: render(existing.row), created: false };
+    });
+  }
+
+  /** Moves a transaction to `status` if the state machine allows it; the same status again changes nothing. */
+  async changeStatus(uuid: string, input: ChangeTransactionStatusDto): Promise<PublicTransaction<typeof LATEST_API_VERSION>> {
+    return this.unitOfWork.run(async ({ manager, emit }) => {
+      const current = await this.transactions.findForUpdate(manager, uuid);
+      if (!current) throw new ProblemException(404, 'No transaction has this uuid.');
+      const move = statusMove(current.status, input.status);
+      if (move === 'same') return render(current);
+      if (move === 'forbidden') {
+        const allowed = TRANSACTION_STATUS_MOVES[current.status];
+        throw new ProblemException(
+          409,
+          `A transaction in status ${current.status} cannot move to ${input.status}; ` +
+            (allowed.length ? `allowed: ${allowed.join(', ')}.` : `${current.status} is final.`),
+          { type: 'urn:problem:status-transition', title: 'Status change not allowed' },
+        );
+      }
+      const updated = await this.transactions.updateStatus(manager, uuid, input.status, new Date());
+      await this.emit(emit, 'transaction.status_changed', updated);
+      return render(updated);
+    });
+  }
+
+  private emit(emit: UnitOfWorkContext['emit'], type: 'transaction.created' | 'transaction.status_changed', row: TransactionRow) {
+    return emit(
+      platformEvent({
+        type,
+        merchantId: row.merchantId,
+        integrationId: row.integrationId,
+        subjectId: row.uuid,
+        occurredAt: row.updatedAt,
+        data: toTransactionRecord(row),
+      }),
+    );
+  }
+}
+
+const render = (row: TransactionRow) => renderTransaction(LATEST_API_VERSION, toTransactionRecord(row));

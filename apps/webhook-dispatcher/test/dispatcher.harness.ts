@@ -9,7 +9,8 @@ import { appTestEnv, testEnv } from '#testing';
 import { loadWebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../src/webhook-dispatcher.app.js';
 
-export const ENCRYPTION_KEY = randomBytes(32);
+/** One key for every test file: deliveries left over from an earlier file must still decrypt. */
+export const ENCRYPTION_KEY = Buffer.alloc(32, 'dispatcher-tests');
 const cipher = new SecretCipher(ENCRYPTION_KEY);
 
 export function dispatcherEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import type { AmqpClient } from '#messaging';
+import { waitFor } from '#testing';
+import {
+  Receiver,
+  closeDb,
+  createMerchant,
+  createWebhook,
+  publishEvents,
+  startDispatcher,
+  testAmqp,
+  transactionEvent,
+} from './dispatcher.harness.js';
+
+describe('isolation: a webhook that never answers does not delay the others', () => {
+  let dispatcher: INestApplication;
+  let amqp: AmqpClient;
+  const receiver = new Receiver((request) => (request.path === '/black-hole' ? 'hang' : { status: 200 }));
+
+  beforeAll(async () => {
+    await receiver.start();
+    // Long timeout and a small prefetch: without isolation the hanging webhook would hold every slot.
+    dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: '10000', DISPATCHER_CONCURRENCY: '40' });
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await amqp.close();
+    await receiver.stop();
+    await closeDb();
+  });
+
+  it('delivers 200 events to the healthy webhook promptly while the black hole holds its connections', async () => {
+    const { merchantId, integrationId } = await createMerchant();
+    await createWebhook({ merchantId, url: `${receiver.url}/black-hole` });
+    await createWebhook({ merchantId, url: `${receiver.url}/healthy` });
+    const started = Date.now();
+    const events = Array.from({ length: 200 }, () => transactionEvent(merchantId, integrationId));
+    await publishEvents(amqp, events);
+    await waitFor(() => receiver.to('/healthy').length === 200, { timeoutMs: 8_000, what: 'all healthy deliveries' });
+    const took = Date.now() - started;
+    // Well before the black hole's first timeout (10 s): its deliveries never blocked the healthy ones.
+    expect(took).toBeLessThan(5_000);
+    expect(receiver.to('/black-hole').length).toBeLessThanOrEqual(16);
+  });
+});

@@ -1,0 +1,67 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A webhook receiver written the way a PHP shop writes one: it checks `x-webhook-signature` with hash_hmac
+ * over the raw body and reads the 3-D Secure ECI from $_POST. It answers 200 with what it saw, 401 on a bad
+ * signature.
+ */
+const ROUTER = `<?php
+$raw = file_get_contents('php://input');
+$expected = hash_hmac('sha256', $raw, getenv('WEBHOOK_SECRET'));
+$given = $_SERVER['HTTP_X_WEBHOOK_SIGNATURE'] ?? '';
+header('Content-Type: application/json');
+if (!hash_equals($expected, $given)) { http_response_code(401); echo json_encode(['error' => 'bad signature']); return; }
+echo json_encode([
+  'eci' => $_POST['transaction']['3dsecure']['eci'] ?? null,
+  'flow' => $_POST['transaction']['3dsecure']['flow'] ?? null,
+  'referenceId' => $_POST['transaction']['referenceId'] ?? null,
+  'amount' => $_POST['transaction']['amount'] ?? null,
+]);
+`;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPhpReceiver(secret: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (spawnSync('php', ['--version']).status !== 0) {
+    throw new Error('php is required for this test and was not found: apt-get install -y php-cli');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'php-receiver-'));
+  writeFileSync(join(dir, 'router.php'), ROUTER);
+  const port = await freePort();
+  const child: ChildProcess = spawn('php', ['-n', '-S', `127.0.0.1:${port}`, join(dir, 'router.php')], {
+    cwd: dir,
+    env: { ...process.env, WEBHOOK_SECRET: secret },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}/webhook.php`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await fetch(url, { method: 'GET' });
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`php -S did not start: ${String(error)}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

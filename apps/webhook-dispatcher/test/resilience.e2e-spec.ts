@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { AmqpClient } from '#messaging';
+import { rabbitmqctl, waitFor } from '#testing';
+import {
+  Receiver,
+  closeDb,
+  createMerchant,
+  createWebhook,
+  db,
+  dispatcherEnv,
+  publishEvents,
+  testAmqp,
+  transactionEvent,
+} from './dispatcher.harness.js';
+
+const MAIN = 'dist/apps/webhook-dispatcher/src/main.js';
+const EVENTS = 1_000;
+const WEBHOOKS = 10;
+
+/** A dispatcher as its own OS process (built output), so it can be killed for real. */
+function spawnDispatcher(name: string): ChildProcess {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: the test target builds it first (nx run webhook-dispatcher:build)`);
+  const child = spawn(process.execPath, [MAIN], {
+    env: dispatcherEnv({ WEBHOOK_DISPATCHER_PORT: '0', LOG_LEVEL: 'warn' }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk}`));
+  return child;
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+/** Every (event, webhook) pair of these webhooks, and whether the receiver saw its webhook-id at least once. */
+async function undelivered(webhookIds: string[], seen: Set<string>): Promise<{ pairs: number; missing: number }> {
+  const { rows } = await db().query<{ id: string }>(`SELECT id FROM webhook_delivery WHERE webhook_id = ANY($1)`, [webhookIds]);
+  return { pairs: rows.length, missing: rows.filter((row) => !seen.has(row.id)).length };
+}
+
+describe('at-least-once under failure (separate dispatcher processes, 10,000 deliveries)', () => {
+  let amqp: AmqpClient;
+  const receiver = new Receiver(() => ({ status: 200 }));
+  const seen = new Set<string>();
+
+  beforeAll(async () => {
+    await receiver.start();
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+  });
+  afterAll(async () => {
+    await amqp.close();
+    await receiver.stop();
+    await closeDb();
+  });
+
+  async function scenario(label: string) {
+    const { merchantId, integrationId } = await createMerchant();
+    const hooks = [];
+    for (let i = 0; i < WEBHOOKS; i += 1) hooks.push(await createWebhook({ merchantId, url: `${receiver.url}/${label}/${i}` }));
+    const events = Array.from({ length: EVENTS }, () => transactionEvent(merchantId, integrationId));
+    const received = () => receiver.requests.filter((r) => r.path.startsWith(`/${label}/`));
+    return { hooks, events, received, webhookIds: hooks.map((h) => h.id) };
+  }
+
+  it('a dispatcher killed with SIGKILL mid-stream loses nothing: its unacked work is redelivered to the survivor', async () => {
+    const { events, received, webhookIds } = await scenario('sigkill');
+    const victim = spawnDispatcher('victim');
+    const survivor = spawnDispatcher('survivor');
+    try {
+      await publishEvents(amqp, events);
+      await waitFor(() => received().length >= 2_000, { timeoutMs: 60_000, what: '2,000 deliveries before the kill' });
+      await stop(victim, 'SIGKILL');
+      await waitFor(
+        async () => {
+          for (const r of received()) seen.add(r.headers['webhook-id'] as string);
+          const { pairs, missing } = await undelivered(webhookIds, seen);
+          return pairs === EVENTS * WEBHOOKS && missing === 0;
+        },
+        { timeoutMs: 120_000, intervalMs: 500, what: 'every (event, webhook) delivered' },
+      );
+      const { pairs, missing } = await undelivered(webhookIds, seen);
+      expect(pairs).toBe(10_000);
+      expect(missing).toBe(0);
+    } finally {
+      await stop(victim, 'SIGKILL');
+      await stop(survivor);
+    }
+  }, 240_000);
+
+  it('RabbitMQ stopped and started mid-stream: every (event, webhook) still delivered', async () => {
+    const { events, received, webhookIds } = await scenario('restart');
+    const dispatcher = spawnDispatcher('dispatcher');
+    try {
+      await publishEvents(amqp, events);
+      await waitFor(() => received().length >= 1_500, { timeoutMs: 60_000, what: 'deliveries before the outage' });
+      await rabbitmqctl('stop_app');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await rabbitmqctl('start_app');
+      await waitFor(
+        async () => {
+          for (const r of received()) seen.add(r.headers['webhook-id'] as string);
+          const { pairs, missing } = await undelivered(webhookIds, seen);
+          return pairs === EVENTS * WEBHOOKS && missing === 0;
+        },
+        { timeoutMs: 150_000, intervalMs: 500, what: 'every (event, webhook) delivered after the restart' },
+      );
+      expect(await undelivered(webhookIds, seen)).toEqual({ pairs: 10_000, missing: 0 });
+    } finally {
+      await stop(dispatcher);
+    }
+  }, 300_000);
+});

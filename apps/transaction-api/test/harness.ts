@@ -35,11 +35,11 @@ export class TransactionApiHarness {
     }
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
-      parsed = undefined;
+      // not JSON: leave the body undefined, the text is still there
     }
     return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: parsed as T, text };
   }

@@ -10,9 +10,10 @@ export class MerchantService {
   constructor(private readonly merchants: MerchantRepository) {}
 
   async createMerchant(name: string): Promise<MerchantResponse> {
-    const merchant = { id: randomUUID(), name };
-    await this.merchants.insertMerchant(merchant);
-    return merchant;
+    const id = randomUUID();
+    // TypeORM writes generated columns back into the object it inserts: hand it a copy.
+    await this.merchants.insertMerchant({ id, name });
+    return { id, name };
   }
 
   /** Creates an integration with a new API key; the key is returned once and only its hash is stored. */

@@ -20,7 +20,7 @@ export class ReferenceChecker {
     if (integrationId !== null) {
       const owner = await this.ownerOf(integrationId);
       if (owner === merchantId) return;
-      if (owner === null && !(await this.merchantExists(merchantId))) throw unknownMerchant();
+      if (!(await this.merchantExists(merchantId))) throw unknownMerchant();
       throw ProblemException.validation([{ field: 'integrationId', message: 'is not an integration of this merchant' }]);
     }
     if (!(await this.merchantExists(merchantId))) throw unknownMerchant();

@@ -1,0 +1,29 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { waves } from './outbox.relay.js';
+import type { OutboxRow } from './outbox.store.js';
+
+const row = (seq: number, subjectId: string): OutboxRow => ({ seq: String(seq), id: `e${seq}`, type: 't', subjectId, payload: '{}' });
+
+describe('outbox waves', () => {
+  it('puts each subject at most once in a wave and keeps every subject\'s events in seq order across waves', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { maxLength: 60 }), (subjects) => {
+        const rows = subjects.map((subject, index) => row(index + 1, subject));
+        const result = waves(rows);
+        expect(result.flat()).toHaveLength(rows.length);
+        for (const wave of result) expect(new Set(wave.map((r) => r.subjectId)).size).toBe(wave.length);
+        const published = result.flat();
+        for (const subject of new Set(subjects)) {
+          const seqs = published.filter((r) => r.subjectId === subject).map((r) => Number(r.seq));
+          expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+        }
+      }),
+    );
+  });
+
+  it('publishes distinct subjects in one wave', () => {
+    expect(waves([row(1, 'a'), row(2, 'b'), row(3, 'c')])).toHaveLength(1);
+    expect(waves([row(1, 'a'), row(2, 'a'), row(3, 'b')]).map((w) => w.map((r) => r.seq))).toEqual([['1', '3'], ['2']]);
+  });
+});

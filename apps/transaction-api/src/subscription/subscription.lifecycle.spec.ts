@@ -1,0 +1,18 @@
+import { describe, expect, it } from '@jest/globals';
+import { statusAfter } from './subscription.lifecycle.js';
+
+describe('subscription lifecycle', () => {
+  it('renews, fails, cancels and ends', () => {
+    expect(statusAfter('active', 'renewed')).toBe('active');
+    expect(statusAfter('active', 'payment_failed')).toBe('past_due');
+    expect(statusAfter('past_due', 'renewed')).toBe('active');
+    expect(statusAfter('past_due', 'cancelled')).toBe('cancelled');
+    expect(statusAfter('cancelled', 'ended')).toBe('ended');
+  });
+
+  it('refuses events after the end and renewals after a cancellation', () => {
+    for (const event of ['renewed', 'payment_failed', 'cancelled', 'ended'] as const) expect(statusAfter('ended', event)).toBeUndefined();
+    expect(statusAfter('cancelled', 'renewed')).toBeUndefined();
+    expect(statusAfter('cancelled', 'cancelled')).toBeUndefined();
+  });
+});

@@ -1,0 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { LATEST_WEBHOOK_VERSION, WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS, type WebhookContentType, type WebhookEventType, type WebhookVersion } from '#domain';
+import { applyRules, optional, required, WebhookRules } from './webhook-settings.rules.js';
+
+/** `POST /api/webhooks`. name, url and events are required; the rest have defaults. */
+export class CreateWebhookDto {
+  @ApiProperty({ example: 'Shop orders', maxLength: 200 })
+  @applyRules(required('name'), ...WebhookRules.name)
+  name!: string;
+
+  @ApiProperty({ example: 'https://shop.example/webhooks/payments', description: 'Stored exactly as given.' })
+  @applyRules(required('url'), ...WebhookRules.url)
+  url!: string;
+
+  @ApiPropertyOptional({ enum: WEBHOOK_CONTENT_TYPES, default: 'json' })
+  @applyRules(optional, ...WebhookRules.contentType)
+  contentType?: WebhookContentType;
+
+  @ApiPropertyOptional({ enum: WEBHOOK_VERSIONS, default: LATEST_WEBHOOK_VERSION })
+  @applyRules(optional, ...WebhookRules.version)
+  version?: WebhookVersion;
+
+  @ApiPropertyOptional({ default: true })
+  @applyRules(optional, ...WebhookRules.retryOnError)
+  retryOnError?: boolean;
+
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true, minItems: 1 })
+  @applyRules(required('events'), ...WebhookRules.events)
+  events!: WebhookEventType[];
+
+  @ApiPropertyOptional({ nullable: true, description: 'null = events of every integration' })
+  @applyRules(...WebhookRules.integrationId)
+  integrationId?: string | null;
+}

@@ -1,0 +1,34 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS, type WebhookContentType, type WebhookEventType, type WebhookVersion } from '#domain';
+import { applyRules, optional, WebhookRules } from './webhook-settings.rules.js';
+
+/** `PATCH /api/webhooks/{id}`: only the fields sent change; `integrationId: null` links to all events. */
+export class UpdateWebhookDto {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @applyRules(optional, ...WebhookRules.name)
+  name?: string;
+
+  @ApiPropertyOptional()
+  @applyRules(optional, ...WebhookRules.url)
+  url?: string;
+
+  @ApiPropertyOptional({ enum: WEBHOOK_CONTENT_TYPES })
+  @applyRules(optional, ...WebhookRules.contentType)
+  contentType?: WebhookContentType;
+
+  @ApiPropertyOptional({ enum: WEBHOOK_VERSIONS })
+  @applyRules(optional, ...WebhookRules.version)
+  version?: WebhookVersion;
+
+  @ApiPropertyOptional()
+  @applyRules(optional, ...WebhookRules.retryOnError)
+  retryOnError?: boolean;
+
+  @ApiPropertyOptional({ enum: WEBHOOK_EVENT_TYPES, isArray: true, minItems: 1 })
+  @applyRules(optional, ...WebhookRules.events)
+  events?: WebhookEventType[];
+
+  @ApiPropertyOptional({ nullable: true })
+  @applyRules(...WebhookRules.integrationId)
+  integrationId?: string | null;
+}

@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookEntity, WebhookSecretEntity } from '#persistence';
+import { SecretCipher } from '#platform';
+import { WebhookConfigConfig } from '../config/webhook-config.config.js';
+import { IntegrationModule } from '../integration/integration.module.js';
+import { SessionModule } from '../session/session.module.js';
+import { WebhookChangePublisher } from './webhook-change.publisher.js';
+import { WebhookController } from './webhook.controller.js';
+import { WebhookLookup } from './webhook.lookup.js';
+import { WebhookRepository } from './webhook.repository.js';
+import { WebhookSecretController } from './webhook-secret.controller.js';
+import { WebhookSecretRepository } from './webhook-secret.repository.js';
+import { WebhookSecretService } from './webhook-secret.service.js';
+import { WebhookService } from './webhook.service.js';
+import { WebhookSettingsValidator } from './webhook-settings.validator.js';
+import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-url.policy.js';
+
+/** Webhook settings and secrets; exports WebhookLookup for the log and delivery features. */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity]), SessionModule, IntegrationModule],
+  controllers: [WebhookController, WebhookSecretController],
+  providers: [
+    WebhookRepository,
+    WebhookSecretRepository,
+    WebhookLookup,
+    WebhookService,
+    WebhookSecretService,
+    WebhookSettingsValidator,
+    WebhookUrlPolicy,
+    WebhookChangePublisher,
+    { provide: HOST_RESOLVER, useValue: systemHostResolver },
+    { provide: SecretCipher, inject: [WebhookConfigConfig], useFactory: (config: WebhookConfigConfig) => new SecretCipher(config.secretEncryptionKey) },
+  ],
+  exports: [WebhookLookup],
+})
+export class WebhookModule {}

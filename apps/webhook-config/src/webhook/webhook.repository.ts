@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { WebhookEntity, WebhookSecretEntity } from '#persistence';
+import { DataSource, Repository } from 'typeorm';
+
+export type WebhookSettings = Pick<WebhookEntity, 'name' | 'url' | 'contentType' | 'version' | 'retryOnError' | 'events' | 'integrationId'>;
+
+/** Webhooks, always looked up together with their merchant: another merchant's id finds nothing. */
+@Injectable()
+export class WebhookRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(WebhookEntity) private readonly webhooks: Repository<WebhookEntity>,
+  ) {}
+
+  listForMerchant(merchantId: string): Promise<WebhookEntity[]> {
+    return this.webhooks.find({ where: { merchantId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  findOwned(merchantId: string, id: string): Promise<WebhookEntity | null> {
+    return this.webhooks.findOneBy({ merchantId, id });
+  }
+
+  countForMerchant(merchantId: string): Promise<number> {
+    return this.webhooks.countBy({ merchantId });
+  }
+
+  /** The webhook and its first secret, in one transaction. */
+  async insertWithSecret(webhook: Pick<WebhookEntity, 'id' | 'merchantId'> & WebhookSettings, secret: Pick<WebhookSecretEntity, 'id' | 'webhookId' | 'ciphertext'>): Promise<WebhookEntity> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(WebhookEntity, webhook);
+      await manager.insert(WebhookSecretEntity, { ...secret, expiresAt: null });
+    });
+    return (await this.findOwned(webhook.merchantId, webhook.id))!;
+  }
+
+  /** Applies the changed settings; null when there is no such webhook of this merchant. */
+  async update(merchantId: string, id: string, changes: Partial<WebhookSettings>): Promise<WebhookEntity | null> {
+    const result = await this.webhooks
+      .createQueryBuilder()
+      .update(WebhookEntity)
+      .set({ ...changes, updatedAt: () => 'now()' })
+      .where('id = :id AND merchant_id = :merchantId', { id, merchantId })
+      .execute();
+    return result.affected ? this.findOwned(merchantId, id) : null;
+  }
+
+  /** Deletes the webhook with its secrets, deliveries and log (ON DELETE CASCADE); false when not found. */
+  async delete(merchantId: string, id: string): Promise<boolean> {
+    const result = await this.webhooks.delete({ merchantId, id });
+    return (result.affected ?? 0) > 0;
+  }
+}

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { LATEST_WEBHOOK_VERSION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
+import { ProblemException } from '#platform';
+import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
+import type { UpdateWebhookDto } from './dtos/update-webhook.dto.js';
+import { WebhookChangePublisher } from './webhook-change.publisher.js';
+import { WebhookLookup } from './webhook.lookup.js';
+import { WebhookRepository, type WebhookSettings } from './webhook.repository.js';
+import { WebhookSecretService } from './webhook-secret.service.js';
+import { WebhookSettingsValidator } from './webhook-settings.validator.js';
+import { toWebhookView, type WebhookView } from './webhook.view.js';
+
+/** A merchant may configure this many webhooks. */
+export const MAX_WEBHOOKS_PER_MERCHANT = 50;
+
+/** Events in the contract's order, each once. */
+const canonicalEvents = (events: WebhookEventType[]): WebhookEventType[] => WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type));
+
+/** Webhook settings of the signed-in merchant. */
+@Injectable()
+export class WebhookService {
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly lookup: WebhookLookup,
+    private readonly validator: WebhookSettingsValidator,
+    private readonly secrets: WebhookSecretService,
+    private readonly changes: WebhookChangePublisher,
+  ) {}
+
+  async list(merchantId: string): Promise<WebhookView[]> {
+    return (await this.webhooks.listForMerchant(merchantId)).map(toWebhookView);
+  }
+
+  async get(merchantId: string, id: string): Promise<WebhookView> {
+    return toWebhookView(await this.lookup.require(merchantId, id));
+  }
+
+  /** Creates the webhook with its secret; the answer is the only one (besides reveal) that shows the secret. */
+  async create(merchantId: string, input: CreateWebhookDto): Promise<WebhookView & { secret: string }> {
+    await this.validator.check(merchantId, input);
+    if ((await this.webhooks.countForMerchant(merchantId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
+      throw new ProblemException(409, `You already have ${MAX_WEBHOOKS_PER_MERCHANT} webhooks, the most allowed. Delete one first.`);
+    }
+    const id = randomUUID();
+    const settings: WebhookSettings = {
+      name: input.name,
+      url: input.url,
+      contentType: input.contentType ?? 'json',
+      version: input.version ?? LATEST_WEBHOOK_VERSION,
+      retryOnError: input.retryOnError ?? true,
+      events: canonicalEvents(input.events),
+      integrationId: input.integrationId ?? null,
+    };
+    const secret = this.secrets.issue(id);
+    const webhook = await this.webhooks.insertWithSecret({ id, merchantId, ...settings }, secret.row);
+    await this.changes.changed(merchantId, id);
+    return { ...toWebhookView(webhook), secret: secret.plaintext };
+  }
+
+  async update(merchantId: string, id: string, input: UpdateWebhookDto): Promise<WebhookView> {
+    await this.lookup.require(merchantId, id);
+    await this.validator.check(merchantId, input);
+    const changes: Partial<WebhookSettings> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.url !== undefined) changes.url = input.url;
+    if (input.contentType !== undefined) changes.contentType = input.contentType;
+    if (input.version !== undefined) changes.version = input.version;
+    if (input.retryOnError !== undefined) changes.retryOnError = input.retryOnError;
+    if (input.events !== undefined) changes.events = canonicalEvents(input.events);
+    if (input.integrationId !== undefined) changes.integrationId = input.integrationId;
+    const webhook = await this.webhooks.update(merchantId, id, changes);
+    if (!webhook) throw new ProblemException(404, 'There is no webhook with this id.');
+    await this.changes.changed(merchantId, id);
+    return toWebhookView(webhook);
+  }
+
+  async remove(merchantId: string, id: string): Promise<void> {
+    if (!(await this.webhooks.delete(merchantId, id))) throw new ProblemException(404, 'There is no webhook with this id.');
+    await this.changes.changed(merchantId, id);
+  }
+}

@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { EXCHANGES } from '#messaging';
+import { SecretCipher } from '#platform';
+import { waitFor } from '#testing';
+import { DEV_SECRET_ENCRYPTION_KEY } from '../src/config/webhook-config.config.js';
+import { AmqpTap } from './support/amqp-tap.js';
+import { type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
+
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', () => {
+  let running: RunningApp;
+  let client: Client & { integrationIds: string[] };
+  let configTap: AmqpTap;
+  const output: string[] = [];
+  const originalWrite = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+
+  beforeAll(async () => {
+    // Capture everything the app logs (debug level), to prove secrets never reach the log.
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (output.push(String(chunk)), originalWrite.out(chunk, ...rest))) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (output.push(String(chunk)), originalWrite.err(chunk, ...rest))) as typeof process.stderr.write;
+    running = await startApp({ LOG_LEVEL: 'debug' });
+    client = await newMerchantSession(running, ['Online shop', 'Shop in Bern']);
+    configTap = await AmqpTap.bind(EXCHANGES.config);
+  });
+  afterAll(async () => {
+    process.stdout.write = originalWrite.out;
+    process.stderr.write = originalWrite.err;
+    await configTap.close();
+    await running.close();
+  });
+
+  const changeMessageFor = async (webhookId: string, after = 0) =>
+    (await waitFor(() => configTap.messages.slice(after).find((message) => message.body.webhookId === webhookId), {
+      what: `webhooks.config message for ${webhookId}`,
+    }))!;
+
+  const create = (overrides: Record<string, unknown> = {}, as: Client = client) =>
+    as.post('/api/webhooks', { name: 'Shop orders', url: PUBLIC_URL, events: ['transaction'], ...overrides });
+
+  describe('create, read, update, delete', () => {
+    it('creates with every setting: 201 with the secret, the URL exactly as given', async () => {
+      const url = 'HTTPS://93.184.215.14:8443/Webhooks/Payments?shop=1&x=%20';
+      const answer = await create({
+        name: '  Orders to ERP  ',
+        url,
+        contentType: 'php-post',
+        version: '2025-01-15',
+        retryOnError: false,
+        events: ['payout', 'transaction', 'payout'],
+        integrationId: client.integrationIds[1],
+      });
+      expect(answer.status).toBe(201);
+      expect(answer.body).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        name: 'Orders to ERP',
+        url,
+        contentType: 'php-post',
+        version: '2025-01-15',
+        retryOnError: false,
+        events: ['transaction', 'payout'],
+        integrationId: client.integrationIds[1],
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+        secret: expect.stringMatching(SECRET),
+      });
+      expect((await client.get(`/api/webhooks/${answer.body.id}`)).body.url).toBe(url);
+    });
+
+    it('defaults to JSON, the newest version, retry on error and all events of every integration', async () => {
+      const answer = await create();
+      expect(answer.body).toMatchObject({ contentType: 'json', version: '2026-08-20', retryOnError: true, integrationId: null });
+    });
+
+    it('lists the merchant’s webhooks newest first, never with a secret', async () => {
+      const created = await create({ name: 'Listed' });
+      const list = await client.get('/api/webhooks');
+      expect(list.status).toBe(200);
+      expect(list.body.data[0]).toMatchObject({ id: created.body.id, name: 'Listed' });
+      expect(list.text).not.toContain('whsec_');
+      expect(list.text).not.toContain(created.body.secret);
+      for (const webhook of list.body.data) expect(Object.keys(webhook)).not.toContain('secret');
+      const one = await client.get(`/api/webhooks/${created.body.id}`);
+      expect(one.text).not.toContain('whsec_');
+    });
+
+    it('updates only the fields sent; integrationId null links to all events', async () => {
+      const created = await create({ integrationId: client.integrationIds[0] });
+      const answer = await client.patch(`/api/webhooks/${created.body.id}`, { name: 'Renamed', retryOnError: false, integrationId: null });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ name: 'Renamed', retryOnError: false, integrationId: null, url: PUBLIC_URL, events: ['transaction'] });
+      expect(new Date(answer.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(created.body.updatedAt).getTime());
+      const again = await client.patch(`/api/webhooks/${created.body.id}`, { events: ['subscription'], version: '2025-01-15', contentType: 'php-post' });
+      expect(again.body).toMatchObject({ name: 'Renamed', events: ['subscription'], version: '2025-01-15', contentType: 'php-post' });
+    });
+
+    it('deletes: 204, then 404', async () => {
+      const created = await create();
+      expect((await client.delete(`/api/webhooks/${created.body.id}`)).status).toBe(204);
+      expect((await client.get(`/api/webhooks/${created.body.id}`)).status).toBe(404);
+      expect((await client.delete(`/api/webhooks/${created.body.id}`)).status).toBe(404);
+      const [{ count }] = await running.db.query(`SELECT count(*)::int AS count FROM webhook_secret WHERE webhook_id = $1`, [created.body.id]);
+      expect(count).toBe(0);
+    });
+
+    it('lists the merchant’s integrations (id and name, never key material)', async () => {
+      const answer = await client.get('/api/integrations');
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.map((i: { name: string }) => i.name)).toEqual(['Online shop', 'Shop in Bern']);
+      expect(Object.keys(answer.body.data[0]).sort()).toEqual(['createdAt', 'id', 'name']);
+    });
+  });
+
+  describe('validation: 400 problem+json naming each field, nothing stored', () => {
+    const expectFieldError = async (body: Record<string, unknown>, field: string, message: string | RegExp) => {
+      const before = (await client.get('/api/webhooks')).body.data.length;
+      const answer = await client.post('/api/webhooks', body);
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toContain('application/problem+json');
+      expect(answer.body).toMatchObject({ type: 'urn:problem:validation', status: 400 });
+      const error = answer.body.errors.find((e: { field: string }) => e.field === field);
+      expect(error).toBeDefined();
+      expect(error.message).toMatch(message);
+      expect((await client.get('/api/webhooks')).body.data.length).toBe(before);
+    };
+    const valid = { name: 'Valid', url: PUBLIC_URL, events: ['transaction'] };
+
+    it.each([
+      ['name', { ...valid, name: '' }, 'must be between 1 and 200 characters long'],
+      ['name', { ...valid, name: 'x'.repeat(201) }, 'must be between 1 and 200 characters long'],
+      ['url', { ...valid, url: 'shop.example/hook' }, 'must be an absolute URL starting with https:// or http://'],
+      ['url', { ...valid, url: 'ftp://93.184.215.14/hook' }, 'must start with https:// or http://'],
+      ['url', { ...valid, url: 'https://user:secret@93.184.215.14/hook' }, /must not contain a user name or password/],
+      ['url', { ...valid, url: 'http://127.0.0.1:8080/hook' }, /must point to a public internet address; 127\.0\.0\.1 is a private/],
+      ['url', { ...valid, url: 'http://169.254.169.254/latest/meta-data' }, /must point to a public internet address/],
+      ['url', { ...valid, url: 'http://[::1]/hook' }, /must point to a public internet address/],
+      ['url', { ...valid, url: 'http://10.0.0.8/hook' }, /must point to a public internet address/],
+      ['url', { ...valid, url: 'http://localhost/hook' }, /must point to a public internet address; localhost is a private, loopback or link-local address \(127\.0\.0\.1/],
+      ['url', { name: 'x', events: ['transaction'] }, 'is required'],
+      ['name', { url: PUBLIC_URL, events: ['transaction'] }, 'is required'],
+      ['events', { name: 'x', url: PUBLIC_URL }, 'is required'],
+      ['events', { ...valid, events: [] }, 'must contain at least one of transaction, subscription, payout'],
+      ['events', { ...valid, events: ['refund'] }, 'may only contain transaction, subscription, payout'],
+      ['events', { ...valid, events: 'transaction' }, 'must be a list of transaction, subscription, payout'],
+      ['version', { ...valid, version: '2024-01-01' }, 'must be one of 2025-01-15, 2026-08-20'],
+      ['version', { ...valid, version: null }, 'must be one of 2025-01-15, 2026-08-20'],
+      ['contentType', { ...valid, contentType: 'xml' }, 'must be one of json, php-post'],
+      ['retryOnError', { ...valid, retryOnError: 'yes' }, 'must be true or false'],
+      ['integrationId', { ...valid, integrationId: 'shop' }, 'must be the id of one of your integrations, or null for all events'],
+      ['integrationId', { ...valid, integrationId: randomUUID() }, 'is not one of your integrations'],
+      ['secret', { ...valid, secret: 'whsec_mine' }, 'property secret should not exist'],
+    ])('%s: %j', async (field, body, message) => {
+      await expectFieldError(body, field, message);
+    });
+
+    it('reports several fields at once', async () => {
+      const answer = await client.post('/api/webhooks', { name: '', url: 'nope', events: [] });
+      expect(answer.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['events', 'name', 'url']);
+    });
+
+    it('validates an update the same way and leaves the webhook unchanged', async () => {
+      const created = await create();
+      // The value rules first (every field at once) ...
+      const values = await client.patch(`/api/webhooks/${created.body.id}`, { url: 'ftp://x', name: null, events: [] });
+      expect(values.status).toBe(400);
+      expect([...new Set(values.body.errors.map((e: { field: string }) => e.field))].sort()).toEqual(['events', 'name', 'url']);
+      // ... then the checks that need a lookup: where the URL points, whose integration it is.
+      const lookups = await client.patch(`/api/webhooks/${created.body.id}`, { url: 'http://192.168.0.10/hook', integrationId: randomUUID() });
+      expect(lookups.status).toBe(400);
+      expect(lookups.body.errors.map((e: { field: string }) => e.field)).toEqual(['url', 'integrationId']);
+      expect((await client.get(`/api/webhooks/${created.body.id}`)).body).toMatchObject({ url: PUBLIC_URL, name: 'Shop orders', integrationId: null });
+    });
+
+    it('rejects a body that is not JSON with a 400 problem', async () => {
+      const answer = await fetch(`${client.baseUrl}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: client.cookie, 'x-csrf-token': client.csrfToken },
+        body: '{"name":',
+      });
+      expect(answer.status).toBe(400);
+    });
+  });
+
+  describe('isolation between merchants', () => {
+    it('answers 404 for another merchant’s webhook on every route, and changes nothing', async () => {
+      const other = await newMerchantSession(running);
+      const theirs = await create({ name: 'Theirs' }, other);
+      const id = theirs.body.id;
+      const logId = randomUUID();
+      for (const [method, path, body] of [
+        ['GET', `/api/webhooks/${id}`],
+        ['PATCH', `/api/webhooks/${id}`, { name: 'Mine now' }],
+        ['DELETE', `/api/webhooks/${id}`],
+        ['GET', `/api/webhooks/${id}/secret`],
+        ['POST', `/api/webhooks/${id}/secret/rotate`],
+        ['GET', `/api/webhooks/${id}/logs`],
+        ['POST', `/api/webhooks/${id}/test`],
+        ['POST', `/api/webhooks/${id}/logs/${logId}/resend`],
+      ] as Array<[string, string, unknown?]>) {
+        const answer = await client.request(method, path, body);
+        expect([method, path, answer.status]).toEqual([method, path, 404]);
+        expect(answer.text).not.toContain('Theirs');
+      }
+      expect((await client.get('/api/webhooks')).body.data.map((w: { id: string }) => w.id)).not.toContain(id);
+      expect((await other.get(`/api/webhooks/${id}`)).body.name).toBe('Theirs');
+      expect((await other.get(`/api/webhooks/${id}/secret`)).body.secret).toBe(theirs.body.secret);
+    });
+
+    it('does not let a webhook link to another merchant’s integration', async () => {
+      const other = await newMerchantSession(running);
+      const answer = await create({ integrationId: other.integrationIds[0] });
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors).toEqual([{ field: 'integrationId', message: 'is not one of your integrations' }]);
+      expect((await client.get('/api/integrations')).body.data.map((i: { id: string }) => i.id)).not.toContain(other.integrationIds[0]);
+    });
+
+    it('answers 404 for a malformed id, like an unknown one', async () => {
+      expect((await client.get('/api/webhooks/not-a-uuid')).status).toBe(404);
+      expect((await client.get(`/api/webhooks/${randomUUID()}`)).status).toBe(404);
+    });
+  });
+
+  describe('secrets', () => {
+    it('are stored only encrypted (AES-256-GCM bound to the webhook id): the plaintext is nowhere in the database', async () => {
+      const created = await create();
+      const { id, secret } = created.body;
+      const rows = await running.db.query(`SELECT ciphertext FROM webhook_secret WHERE webhook_id = $1`, [id]);
+      expect(rows).toHaveLength(1);
+      const ciphertext: Buffer = rows[0].ciphertext;
+      expect(ciphertext.includes(Buffer.from(secret))).toBe(false);
+      expect(ciphertext.includes(Buffer.from(secret.slice(6), 'base64'))).toBe(false);
+      const cipher = new SecretCipher(Buffer.from(DEV_SECRET_ENCRYPTION_KEY, 'base64'));
+      expect(cipher.decrypt(ciphertext, id)).toBe(secret);
+      expect(() => cipher.decrypt(ciphertext, randomUUID())).toThrow();
+      // Nowhere else either: search every text and bytea column of every table.
+      const [{ found }] = await running.db.query(
+        `SELECT count(*)::int AS found FROM (
+           SELECT url AS v FROM webhook UNION ALL SELECT name FROM webhook
+           UNION ALL SELECT encode(ciphertext, 'escape') FROM webhook_secret
+           UNION ALL SELECT password_hash FROM backend_user) t WHERE v LIKE '%' || $1 || '%'`,
+        [secret.slice(6)],
+      );
+      expect(found).toBe(0);
+    });
+
+    it('are revealed on request', async () => {
+      const created = await create();
+      const answer = await client.get(`/api/webhooks/${created.body.id}/secret`);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ secret: created.body.secret, previousSecretExpiresAt: null });
+    });
+
+    it('rotate: the new secret is current, the old one keeps signing for 24 hours', async () => {
+      const created = await create();
+      const id = created.body.id;
+      const rotated = await client.post(`/api/webhooks/${id}/secret/rotate`);
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).toMatch(SECRET);
+      expect(rotated.body.secret).not.toBe(created.body.secret);
+      const in24h = Date.now() + 24 * 3600_000;
+      expect(Math.abs(new Date(rotated.body.previousSecretExpiresAt).getTime() - in24h)).toBeLessThan(60_000);
+      expect((await client.get(`/api/webhooks/${id}/secret`)).body).toEqual({
+        secret: rotated.body.secret,
+        previousSecretExpiresAt: rotated.body.previousSecretExpiresAt,
+      });
+
+      // What the dispatcher signs with: every secret with no expiry or an expiry in the future.
+      const cipher = new SecretCipher(Buffer.from(DEV_SECRET_ENCRYPTION_KEY, 'base64'));
+      const valid = await running.db.query(
+        `SELECT ciphertext, expires_at FROM webhook_secret WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY created_at DESC`,
+        [id],
+      );
+      expect(valid.map((row: { ciphertext: Buffer }) => cipher.decrypt(row.ciphertext, id))).toEqual([rotated.body.secret, created.body.secret]);
+      expect(valid[0].expires_at).toBeNull();
+      expect(Math.abs(valid[1].expires_at.getTime() - in24h)).toBeLessThan(60_000);
+    });
+
+    it('rotating twice keeps exactly one current secret; concurrent rotations cannot leave two', async () => {
+      const created = await create();
+      const id = created.body.id;
+      const answers = await Promise.all([1, 2, 3].map(() => client.post(`/api/webhooks/${id}/secret/rotate`)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      const [{ current }] = await running.db.query(`SELECT count(*)::int AS current FROM webhook_secret WHERE webhook_id = $1 AND expires_at IS NULL`, [id]);
+      expect(current).toBe(1);
+      const revealed = (await client.get(`/api/webhooks/${id}/secret`)).body.secret;
+      expect(answers.map((a) => a.body.secret)).toContain(revealed);
+    });
+
+    it('never appear in the application log', async () => {
+      const created = await create();
+      await client.get(`/api/webhooks/${created.body.id}/secret`);
+      const rotated = await client.post(`/api/webhooks/${created.body.id}/secret/rotate`);
+      await client.post('/api/webhooks', { name: '', url: 'x', events: [] });
+      const log = output.join('');
+      expect(log).not.toContain(created.body.secret);
+      expect(log).not.toContain(rotated.body.secret);
+      expect(log).not.toContain(created.body.secret.slice(6));
+    });
+  });
+
+  describe('config-change messages on webhooks.config', () => {
+    it('are published on create, update, rotate and delete, so dispatchers refresh at once', async () => {
+      const created = await create();
+      const id = created.body.id;
+      const expected = { type: 'webhook.changed', webhookId: id, merchantId: client.merchantId };
+      expect((await changeMessageFor(id)).body).toEqual(expected);
+      for (const step of [
+        () => client.patch(`/api/webhooks/${id}`, { name: 'Changed' }),
+        () => client.post(`/api/webhooks/${id}/secret/rotate`),
+        () => client.delete(`/api/webhooks/${id}`),
+      ]) {
+        const before = configTap.messages.length;
+        await step();
+        expect((await changeMessageFor(id, before)).body).toEqual(expected);
+      }
+    });
+
+    it('are not published for a refused change', async () => {
+      const created = await create();
+      await changeMessageFor(created.body.id);
+      const before = configTap.messages.length;
+      await client.patch(`/api/webhooks/${created.body.id}`, { url: 'http://127.0.0.1/' });
+      await client.request('PATCH', `/api/webhooks/${created.body.id}`, { name: 'no csrf' }, { csrf: false });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(configTap.messages.slice(before).filter((m) => m.body.webhookId === created.body.id)).toEqual([]);
+    });
+  });
+});

@@ -7,6 +7,8 @@ import { WebhookConfigConfig } from './config/webhook-config.config.js';
 import { IntegrationModule } from './integration/integration.module.js';
 import { BackendSessionEntity } from './session/backend-session.entity.js';
 import { SessionModule } from './session/session.module.js';
+import { WebhookDeliveryModule } from './webhook-delivery/webhook-delivery.module.js';
+import { WebhookLogModule } from './webhook-log/webhook-log.module.js';
 import { WebhookModule } from './webhook/webhook.module.js';
 
 /** Makes the app's configuration injectable everywhere. */
@@ -43,6 +45,8 @@ export class AppModule {
         SessionModule,
         IntegrationModule,
         WebhookModule,
+        WebhookLogModule,
+        WebhookDeliveryModule,
       ],
     };
   }

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { encodePayload, renderWebhookPayload, type PayloadObject, type WebhookContentType, type WebhookVersion } from '#domain';
+import { ProblemException } from '#platform';
+import { WebhookLogRepository } from '../webhook-log/webhook-log.repository.js';
+import { WebhookLookup } from '../webhook/webhook.lookup.js';
+import { DeliveryPublisher } from './delivery.publisher.js';
+import { sampleTransaction } from './sample-transaction.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+
+/** Test deliveries and resends: manual, single attempts delivered by the dispatcher. */
+@Injectable()
+export class WebhookDeliveryService {
+  constructor(
+    private readonly lookup: WebhookLookup,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly logs: WebhookLogRepository,
+    private readonly publisher: DeliveryPublisher,
+  ) {}
+
+  /** A sample transaction event, rendered for the webhook's version and content type, delivered once now. */
+  async sendTest(merchantId: string, webhookId: string): Promise<{ deliveryId: string }> {
+    const webhook = await this.lookup.require(merchantId, webhookId);
+    const transaction = sampleTransaction(webhook.integrationId);
+    const tree = renderWebhookPayload(webhook.version as WebhookVersion, { type: 'transaction', transaction }) as PayloadObject;
+    const { body } = encodePayload(webhook.contentType as WebhookContentType, tree);
+    const deliveryId = randomUUID();
+    await this.deliveries.insert({
+      id: deliveryId,
+      webhookId,
+      merchantId,
+      eventId: randomUUID(),
+      eventType: 'transaction',
+      subject: { psp: transaction.psp, type: transaction.type, uuid: transaction.uuid },
+      url: webhook.url,
+      contentType: webhook.contentType,
+      version: webhook.version,
+      retryOnError: false,
+      body: Buffer.from(body, 'utf8'),
+    });
+    await this.publisher.deliverNow(deliveryId, 1);
+    return { deliveryId };
+  }
+
+  /** The event of a log entry, delivered once more (same webhook-id and body, next attempt number). */
+  async resend(merchantId: string, webhookId: string, logId: string): Promise<{ deliveryId: string; attempt: number }> {
+    const webhook = await this.lookup.require(merchantId, webhookId);
+    const log = await this.logs.findOne(webhookId, logId);
+    const delivery = log && (await this.deliveries.findOfWebhook(webhookId, log.deliveryId));
+    if (!delivery) throw new ProblemException(404, 'There is no log entry with this id.');
+    if (delivery.url !== webhook.url) await this.deliveries.retarget(delivery.id, webhook.url);
+    const attempt = delivery.attempts + 1;
+    await this.publisher.deliverNow(delivery.id, attempt);
+    return { deliveryId: delivery.id, attempt };
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookLogEntity } from '#persistence';
+import { SessionModule } from '../session/session.module.js';
+import { WebhookModule } from '../webhook/webhook.module.js';
+import { WebhookLogController } from './webhook-log.controller.js';
+import { WebhookLogRepository } from './webhook-log.repository.js';
+import { WebhookLogService } from './webhook-log.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookLogEntity]), SessionModule, WebhookModule],
+  controllers: [WebhookLogController],
+  providers: [WebhookLogRepository, WebhookLogService],
+  exports: [WebhookLogRepository],
+})
+export class WebhookLogModule {}

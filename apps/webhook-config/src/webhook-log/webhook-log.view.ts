@@ -1,0 +1,42 @@
+import type { WebhookLogEntity, WebhookLogRequest } from '#persistence';
+import { explainStatus, type StatusExplanation } from './status-explanation.js';
+
+/** A log entry exactly as CONTRACT §5 describes it, plus what its status means. */
+export interface WebhookLogView {
+  id: string;
+  attempt: number;
+  eventType: string;
+  eventId: string;
+  request: WebhookLogRequest;
+  status: number;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  explanation: StatusExplanation;
+}
+
+export function toWebhookLogView(log: WebhookLogEntity): WebhookLogView {
+  return {
+    id: log.id,
+    attempt: log.attempt,
+    eventType: log.eventType,
+    eventId: log.eventId,
+    request: {
+      url: log.request.url,
+      contentType: log.request.contentType,
+      version: log.request.version,
+      psp: log.request.psp ?? null,
+      type: log.request.type ?? null,
+      uuid: log.request.uuid,
+    },
+    status: log.status,
+    durationMs: log.durationMs,
+    error: log.error,
+    responseExcerpt: log.responseExcerpt,
+    createdAt: log.createdAt.toISOString(),
+    nextAttemptAt: log.nextAttemptAt?.toISOString() ?? null,
+    explanation: explainStatus(log.status),
+  };
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+
+/** Writes a delivery and its attempts the way the dispatcher does (webhook_delivery + webhook_log rows). */
+export async function seedDelivery(
+  db: DataSource,
+  webhook: { id: string; merchantId: string; url: string },
+  attempts: Array<{ status: number; createdAt: Date; error?: string | null; responseExcerpt?: string | null; durationMs?: number; nextAttemptAt?: Date | null }>,
+): Promise<{ deliveryId: string; eventId: string; logIds: string[] }> {
+  const deliveryId = randomUUID();
+  const eventId = randomUUID();
+  const uuid = randomUUID();
+  await db.query(
+    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body, state, attempts)
+     VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7, $8, $9)`,
+    [deliveryId, webhook.id, webhook.merchantId, eventId, JSON.stringify({ psp: 'Payrexx Direct', type: 'e-commerce', uuid }), webhook.url,
+      Buffer.from('{"transaction":{}}'), attempts.some((a) => a.status >= 200 && a.status < 300) ? 'succeeded' : 'retrying', attempts.length],
+  );
+  const logIds: string[] = [];
+  for (const [index, attempt] of attempts.entries()) {
+    const id = randomUUID();
+    logIds.push(id);
+    await db.query(
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, error, response_excerpt, created_at, next_attempt_at)
+       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [id, deliveryId, webhook.id, index + 1, eventId,
+        JSON.stringify({ url: webhook.url, contentType: 'json', version: '2026-08-20', psp: 'Payrexx Direct', type: 'e-commerce', uuid }),
+        attempt.status, attempt.durationMs ?? 120, attempt.error ?? null, attempt.responseExcerpt ?? null, attempt.createdAt, attempt.nextAttemptAt ?? null],
+    );
+  }
+  return { deliveryId, eventId, logIds };
+}

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
+import { seedDelivery } from './support/log-seed.js';
+
+describe('webhook log (e2e over HTTP)', () => {
+  let running: RunningApp;
+  let client: Client;
+  let webhook: { id: string; merchantId: string; url: string };
+
+  beforeAll(async () => {
+    running = await startApp();
+    client = await newMerchantSession(running);
+    const created = await client.post('/api/webhooks', { name: 'Logged', url: PUBLIC_URL, events: ['transaction'] });
+    webhook = { id: created.body.id, merchantId: client.merchantId, url: PUBLIC_URL };
+  });
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('shows each attempt exactly as CONTRACT §5 describes it, plus an explanation, newest first', async () => {
+    const t0 = Date.parse('2026-11-22T10:00:00.000Z');
+    const next = new Date(t0 + 60_000);
+    const { eventId, logIds } = await seedDelivery(running.db, webhook, [
+      { status: 0, createdAt: new Date(t0), error: 'no complete response within 20000 ms', durationMs: 20_000, nextAttemptAt: next },
+      { status: 200, createdAt: new Date(t0 + 60_000), responseExcerpt: 'ok' },
+    ]);
+    const answer = await client.get(`/api/webhooks/${webhook.id}/logs`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.nextCursor).toBeNull();
+    const [newest, oldest] = answer.body.data;
+    expect(Object.keys(newest).sort()).toEqual(
+      ['attempt', 'createdAt', 'durationMs', 'error', 'eventId', 'eventType', 'explanation', 'id', 'nextAttemptAt', 'request', 'responseExcerpt', 'status'].sort(),
+    );
+    expect(oldest).toEqual({
+      id: logIds[0],
+      attempt: 1,
+      eventType: 'transaction',
+      eventId,
+      request: { url: PUBLIC_URL, contentType: 'json', version: '2026-08-20', psp: 'Payrexx Direct', type: 'e-commerce', uuid: expect.any(String) },
+      status: 0,
+      durationMs: 20_000,
+      error: 'no complete response within 20000 ms',
+      responseExcerpt: null,
+      createdAt: '2026-11-22T10:00:00.000Z',
+      nextAttemptAt: next.toISOString(),
+      explanation: { title: 'No response (timeout or connection failed)', cause: expect.any(String), remedy: expect.any(String) },
+    });
+    expect(newest).toMatchObject({ id: logIds[1], attempt: 2, status: 200, responseExcerpt: 'ok', explanation: { title: 'Delivered' } });
+  });
+
+  it('explains 301/302, 403, 404 and 500 with a cause and a remedy', async () => {
+    const base = Date.parse('2026-11-23T10:00:00.000Z');
+    await seedDelivery(running.db, webhook, [301, 302, 403, 404, 500].map((status, i) => ({ status, createdAt: new Date(base + i * 1000) })));
+    const answer = await client.get(`/api/webhooks/${webhook.id}/logs?limit=5`);
+    const byStatus = Object.fromEntries(answer.body.data.map((e: { status: number; explanation: object }) => [e.status, e.explanation]));
+    expect(byStatus[301].title).toMatch(/Moved permanently/);
+    expect(byStatus[302].title).toMatch(/Redirecting/);
+    expect(byStatus[403].title).toBe('Forbidden');
+    expect(byStatus[404].title).toBe('Not found');
+    expect(byStatus[500].title).toBe('Error on your server');
+    for (const explanation of Object.values(byStatus) as Array<{ cause: string; remedy: string }>) {
+      expect(explanation.cause.length).toBeGreaterThan(20);
+      expect(explanation.remedy.length).toBeGreaterThan(20);
+    }
+  });
+
+  it('pages by keyset without gaps or repeats, even when attempts share a timestamp', async () => {
+    const other = await client.post('/api/webhooks', { name: 'Paged', url: PUBLIC_URL, events: ['transaction'] });
+    const paged = { id: other.body.id, merchantId: client.merchantId, url: PUBLIC_URL };
+    const same = new Date('2026-11-24T10:00:00.123Z');
+    const seeded: string[] = [];
+    for (let i = 0; i < 5; i += 1) seeded.push(...(await seedDelivery(running.db, paged, [{ status: 500, createdAt: same }, { status: 200, createdAt: new Date(same.getTime() + i) }])).logIds);
+    // Microsecond timestamps, as PostgreSQL's now() writes them: a millisecond cursor would skip these.
+    await running.db.query(`UPDATE webhook_log SET created_at = created_at + make_interval(secs => random() / 1000) WHERE webhook_id = $1 AND status = 500`, [paged.id]);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const answer = await client.get(`/api/webhooks/${paged.id}/logs?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.length).toBeLessThanOrEqual(3);
+      seen.push(...answer.body.data.map((e: { id: string }) => e.id));
+      cursor = answer.body.nextCursor;
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBe(4);
+    expect(new Set(seen).size).toBe(10);
+    expect(seen.sort()).toEqual([...seeded].sort());
+    const all = (await client.get(`/api/webhooks/${paged.id}/logs?limit=100`)).body.data;
+    const times = all.map((e: { createdAt: string }) => e.createdAt);
+    expect(times).toEqual([...times].sort().reverse());
+  });
+
+  it('filters by outcome: success = 2xx, failure = everything else', async () => {
+    const success = await client.get(`/api/webhooks/${webhook.id}/logs?outcome=success&limit=100`);
+    const failure = await client.get(`/api/webhooks/${webhook.id}/logs?outcome=failure&limit=100`);
+    expect(success.body.data.length).toBeGreaterThan(0);
+    expect(success.body.data.every((e: { status: number }) => e.status >= 200 && e.status < 300)).toBe(true);
+    expect(failure.body.data.map((e: { status: number }) => e.status).sort()).toEqual([0, 301, 302, 403, 404, 500]);
+  });
+
+  it('names the field of a bad query', async () => {
+    for (const [query, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['cursor=garbage', 'cursor'], ['outcome=maybe', 'outcome']]) {
+      const answer = await client.get(`/api/webhooks/${webhook.id}/logs?${query}`);
+      expect([query, answer.status]).toEqual([query, 400]);
+      expect(answer.body.errors[0].field).toBe(field);
+    }
+  });
+
+  it('is empty for a new webhook and 404 for an unknown one', async () => {
+    const fresh = await client.post('/api/webhooks', { name: 'Fresh', url: PUBLIC_URL, events: ['payout'] });
+    expect((await client.get(`/api/webhooks/${fresh.body.id}/logs`)).body).toEqual({ data: [], nextCursor: null });
+    expect((await client.get(`/api/webhooks/${randomUUID()}/logs`)).status).toBe(404);
+  });
+});

@@ -44,7 +44,7 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
   });
 
   it('guards the platform API with the platform token (401 problem otherwise)', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-of-some-length' }, { authorization: 'development-platform-token' }, { authorization: 'Basic ZGV2Og==' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-of-some-length' }, { authorization: 'development-platform-token' }, { authorization: 'Basic ZGV2Og==' }]) {
       const reply = await api.request('POST', '/internal/merchants', { body: { name: 'x' }, headers });
       expect(reply.status).toBe(401);
       expect(reply.contentType).toContain('application/problem+json');
@@ -57,7 +57,7 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
     expect((await api.request('GET', '/v1.17/transactions', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
     expect((await api.request('GET', '/v1.17/transactions', { headers: { 'x-api-key': apiKey } })).status).toBe(200);
     const wrongKey = `pk_${'A'.repeat(43)}`;
-    for (const headers of [{}, { 'x-api-key': wrongKey }, { authorization: `Bearer ${wrongKey}` }, { authorization: `Basic ${apiKey}` }, { 'x-api-key': 'short' },
+    for (const headers of [{} as Record<string, string>, { 'x-api-key': wrongKey }, { authorization: `Bearer ${wrongKey}` }, { authorization: `Basic ${apiKey}` }, { 'x-api-key': 'short' },
       { authorization: 'Bearer development-platform-token' }]) {
       const reply = await api.request('GET', '/v1.17/transactions', { headers });
       expect(reply.status).toBe(401);

@@ -52,13 +52,13 @@ export class EventTap {
 
   /** Waits until `count` events match `filter`; returns them in arrival order. */
   async waitFor(filter: (event: PlatformEvent) => boolean, count: number, timeoutMs = 10_000): Promise<TappedEvent[]> {
-    return waitFor(
+    return waitFor<TappedEvent[] | undefined>(
       async () => {
         const matching = (await this.drain()).filter((tapped) => filter(tapped.event));
         return matching.length >= count ? matching : undefined;
       },
       { timeoutMs, intervalMs: 100, what: `${count} events` },
-    );
+    ) as Promise<TappedEvent[]>;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { AmqpClient } from '#messaging';
+import { appTestEnv, testEnv, waitFor } from '#testing';
+import pg from 'pg';
+import { EventTap } from '../../test/event-tap.js';
+import { loadTransactionApiConfig } from '../config/transaction-api.config.js';
+import { OutboxRelay } from './outbox.relay.js';
+
+/** Two relays on one database (real PostgreSQL and RabbitMQ): one publishes at a time, in order, and hands over. */
+describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
+  const pool = new pg.Pool({ connectionString: testEnv().databaseUrl, max: 2 });
+  const config = loadTransactionApiConfig(appTestEnv({ OUTBOX_POLL_MS: '50', OUTBOX_BATCH_SIZE: '25' }));
+  const amqp = new AmqpClient({ url: testEnv().amqpUrl, name: 'relay-test', topology: { retryDelaysMs: [] } });
+  let tap: EventTap;
+  const merchantId = randomUUID();
+
+  let written = 0;
+  const insertEvents = async (count: number, subjects: string[]) => {
+    for (let k = 0; k < count; k += 1) {
+      const i = written++;
+      const id = randomUUID();
+      const subjectId = subjects[i % subjects.length];
+      await pool.query(`INSERT INTO outbox_event (id, type, subject_id, payload) VALUES ($1, 'transaction.status_changed', $2, $3)`, [
+        id,
+        subjectId,
+        JSON.stringify({ id, type: 'transaction.status_changed', merchantId, subjectId, n: i }),
+      ]);
+    }
+  };
+
+  beforeAll(async () => {
+    tap = await EventTap.open();
+    await amqp.waitForConnect();
+  });
+  afterAll(async () => {
+    await tap.close();
+    await amqp.close();
+    await pool.end();
+  });
+
+  it('publishes every row once, in order per subject, with only one of two relays active, and hands over when it stops', async () => {
+    const first = new OutboxRelay(config, amqp);
+    const second = new OutboxRelay(config, amqp);
+    first.onApplicationBootstrap();
+    second.onApplicationBootstrap();
+    const subjects = Array.from({ length: 7 }, () => randomUUID());
+    await insertEvents(120, subjects);
+    let events = await tap.waitFor((event) => (event as { merchantId?: string }).merchantId === merchantId, 120);
+
+    const locks = await pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727100 AND granted`);
+    expect(locks.rows[0].n).toBe(1);
+
+    // Stop whichever holds the lock; the other takes over.
+    await first.beforeApplicationShutdown();
+    await insertEvents(30, subjects);
+    events = await tap.waitFor((event) => (event as { merchantId?: string }).merchantId === merchantId, 150);
+    await second.beforeApplicationShutdown();
+
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    events = (await tap.drain()).filter((tapped) => (tapped.event as { merchantId?: string }).merchantId === merchantId);
+    expect(events).toHaveLength(150);
+    const numbers = events.map((tapped) => (tapped.event as unknown as { n: number; subjectId: string }));
+    for (const subject of subjects) {
+      const order = numbers.filter((event) => event.subjectId === subject).map((event) => event.n);
+      expect(order).toEqual([...order].sort((x, y) => x - y));
+    }
+    await waitFor(async () => {
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM outbox_event WHERE payload->>'merchantId' = $1 AND sent_at IS NULL`, [merchantId]);
+      return rows[0].n === 0;
+    }, { what: 'every row marked sent' });
+  }, 60_000);
+});

@@ -46,7 +46,7 @@ describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
     second.onApplicationBootstrap();
     const subjects = Array.from({ length: 7 }, () => randomUUID());
     await insertEvents(120, subjects);
-    let events = await tap.waitFor((event) => (event as { merchantId?: string }).merchantId === merchantId, 120);
+    await tap.waitFor((event) => (event as { merchantId?: string }).merchantId === merchantId, 120);
 
     const locks = await pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727100 AND granted`);
     expect(locks.rows[0].n).toBe(1);
@@ -54,11 +54,11 @@ describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
     // Stop whichever holds the lock; the other takes over.
     await first.beforeApplicationShutdown();
     await insertEvents(30, subjects);
-    events = await tap.waitFor((event) => (event as { merchantId?: string }).merchantId === merchantId, 150);
+    await tap.waitFor((event) => (event as { merchantId?: string }).merchantId === merchantId, 150);
     await second.beforeApplicationShutdown();
 
     await new Promise((resolve) => setTimeout(resolve, 300));
-    events = (await tap.drain()).filter((tapped) => (tapped.event as { merchantId?: string }).merchantId === merchantId);
+    const events = (await tap.drain()).filter((tapped) => (tapped.event as { merchantId?: string }).merchantId === merchantId);
     expect(events).toHaveLength(150);
     const numbers = events.map((tapped) => (tapped.event as unknown as { n: number; subjectId: string }));
     for (const subject of subjects) {

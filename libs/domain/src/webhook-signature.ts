@@ -11,7 +11,7 @@
  * No error message ever contains a secret, a key or a signature.
  */
 import { Buffer } from 'node:buffer';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import {
   WEBHOOK_MIME_TYPES,
   isWebhookContentType,
@@ -86,6 +86,28 @@ export function decodeWebhookSecret(secret: string): Buffer {
   return key;
 }
 
+/**
+ * HMAC keys by secret string. Importing raw key bytes costs more than the HMAC of a small body, and a
+ * dispatcher signs with the same few secrets thousands of times a second. Bounded: cleared when full.
+ */
+const keyCache = new Map<string, KeyObject>();
+const KEY_CACHE_MAX = 10_000;
+
+function cachedKey(cacheKey: string, make: () => Buffer): KeyObject {
+  let key = keyCache.get(cacheKey);
+  if (!key) {
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    key = createSecretKey(make());
+    keyCache.set(cacheKey, key);
+  }
+  return key;
+}
+
+/** The Standard Webhooks HMAC key of a secret (validated once, then cached). */
+function standardKey(secret: string): KeyObject {
+  return cachedKey(`s:${secret}`, () => decodeWebhookSecret(secret));
+}
+
 /** Whether `secret` is a well-formed webhook secret ({@link decodeWebhookSecret} accepts it). */
 export function isWebhookSecret(secret: unknown): secret is string {
   try {
@@ -133,7 +155,7 @@ function secretList(secrets: string | readonly string[]): readonly string[] {
   return list;
 }
 
-function standardSignature(key: Buffer, webhookId: string, timestamp: string, body: WebhookBody): string {
+function standardSignature(key: Buffer | KeyObject, webhookId: string, timestamp: string, body: WebhookBody): string {
   return createHmac('sha256', key).update(`${webhookId}.${timestamp}.`, 'utf8').update(body).digest('base64');
 }
 
@@ -148,7 +170,7 @@ export function signStandardWebhook({ webhookId, timestamp, body, secrets }: Sig
   const id = checkWebhookId(webhookId);
   const ts = toWebhookTimestamp(timestamp);
   return secretList(secrets)
-    .map((secret) => `v1,${standardSignature(decodeWebhookSecret(secret), id, ts, body)}`)
+    .map((secret) => `v1,${standardSignature(standardKey(secret), id, ts, body)}`)
     .join(' ');
 }
 
@@ -253,7 +275,9 @@ export function isValidStandardWebhook(input: VerifyStandardWebhookInput): boole
  */
 export function signLegacyHex(body: WebhookBody, secret: string): string {
   if (typeof secret !== 'string' || secret === '') throw new WebhookSecretError('A webhook secret is required');
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
+  return createHmac('sha256', cachedKey(`l:${secret}`, () => Buffer.from(secret, 'utf8')))
+    .update(body)
+    .digest('hex');
 }
 
 /** Verify an `x-webhook-signature` (hex, either letter case) in constant time. */

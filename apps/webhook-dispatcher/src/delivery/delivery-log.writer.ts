@@ -31,7 +31,7 @@ interface Pending {
 }
 
 /**
- * Writes attempts in batches: rows that arrive within a few milliseconds share one INSERT and one UPDATE.
+ * Writes attempts in batches: rows that arrive within a few milliseconds share one statement.
  * `write` resolves once its row is committed, so the caller acks its message only after the log is safe.
  */
 @Injectable()
@@ -81,39 +81,40 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
 
   private async insert(records: AttemptRecord[]): Promise<void> {
     const col = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
-    await this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+    // One statement, one round trip, atomic: the attempts, and each delivery's state after its latest
+    // attempt (an older, late row never overwrites a newer one).
+    await this.db.query(
+      `WITH attempt AS (
+         INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
                                   duration_ms, error, response_excerpt, created_at, next_attempt_at)
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::uuid[], $7::jsonb[],
                               $8::int[], $9::int[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[])
-         ON CONFLICT (id) DO NOTHING`,
-        [
-          col('id'),
-          col('deliveryId'),
-          col('webhookId'),
-          col('attempt'),
-          col('eventType'),
-          col('eventId'),
-          records.map((r) => JSON.stringify(r.request)),
-          col('status'),
-          col('durationMs'),
-          col('error'),
-          col('responseExcerpt'),
-          col('createdAt'),
-          col('nextAttemptAt'),
-        ],
-      );
-      // The latest attempt decides a delivery's state; an older, late row never overwrites a newer one.
-      await tx.query(
-        `UPDATE webhook_delivery d SET state = v.state, attempts = v.attempt, updated_at = now()
-           FROM (SELECT DISTINCT ON (id) id, state, attempt
-                   FROM unnest($1::uuid[], $2::text[], $3::int[]) AS u(id, state, attempt)
-                  ORDER BY id, attempt DESC) v
-          WHERE d.id = v.id AND d.attempts <= v.attempt`,
-        [col('deliveryId'), col('state'), col('attempt')],
-      );
-    });
+         ON CONFLICT (id) DO NOTHING
+         RETURNING delivery_id, attempt
+       ), latest AS (
+         SELECT DISTINCT ON (u.id) u.id, u.state, u.attempt
+           FROM unnest($2::uuid[], $14::text[], $4::int[]) AS u(id, state, attempt)
+          ORDER BY u.id, u.attempt DESC
+       )
+       UPDATE webhook_delivery d SET state = latest.state, attempts = latest.attempt, updated_at = now()
+         FROM latest WHERE d.id = latest.id AND d.attempts <= latest.attempt`,
+      [
+        col('id'),
+        col('deliveryId'),
+        col('webhookId'),
+        col('attempt'),
+        col('eventType'),
+        col('eventId'),
+        records.map((r) => JSON.stringify(r.request)),
+        col('status'),
+        col('durationMs'),
+        col('error'),
+        col('responseExcerpt'),
+        col('createdAt'),
+        col('nextAttemptAt'),
+        col('state'),
+      ],
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,0 +1,186 @@
+// `npm run bench:dispatch` — webhook-dispatcher throughput and latency on this machine.
+//
+// 1. fan-out: EVENTS transaction events × WEBHOOKS webhooks, queued before the dispatcher starts, drained by one
+//    dispatcher process to a fast loopback receiver (its own process). deliveries/s from first to last arrival.
+//    Beside it, in the same run: a bare undici loop sending the same bodies with the same signatures to the
+//    same receiver at the same concurrency.
+// 2. latency (when transaction-api is built): RATE status changes/s for SECONDS s through the platform API;
+//    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
+//    one never answers (the other nine measured).
+// Results: printed, and written to bench/results/dispatch.json. Everything runs on 127.0.0.1 and stops by itself.
+import { fork, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import pg from 'pg';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 200);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+
+if (process.env.BENCH_SKIP_BUILD !== '1') {
+  const build = spawnSync('nx', ['run-many', '-t', 'build', '--output-style=static'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } = await import('../lib/infra.js');
+const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } = await import('../../dist/libs/domain/src/index.js');
+const { SecretCipher } = await import('../../dist/libs/platform/src/crypto/secret-cipher.js');
+const { AmqpClient, EXCHANGES } = await import('../../dist/libs/messaging/src/index.js');
+const { Agent, request } = await import('undici');
+
+const infra = await freshInfrastructure('dispatch');
+const db = new pg.Pool({ connectionString: infra.databaseUrl, max: 4 });
+const cipher = new SecretCipher(Buffer.from(BENCH_KEY, 'base64'));
+const results = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, date: new Date().toISOString() };
+
+const receiver = fork(new URL('./receiver.js', import.meta.url), { env: { ...process.env, RECORD_ARRIVALS: '1' } });
+const receiverPort = await new Promise((resolve) => receiver.once('message', (m) => resolve(m.port)));
+const ask = (what) =>
+  new Promise((resolve) => {
+    const onMessage = (m) => {
+      if (m.type === what) {
+        receiver.off('message', onMessage);
+        resolve(m);
+      }
+    };
+    receiver.on('message', onMessage);
+    receiver.send(what);
+  });
+const base = `http://127.0.0.1:${receiverPort}`;
+
+async function createMerchant() {
+  const merchantId = randomUUID();
+  const integrationId = randomUUID();
+  await db.query('INSERT INTO merchant (id, name) VALUES ($1, $2)', [merchantId, 'Bench merchant']);
+  await db.query(`INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'shop', $3, 'pk_bench')`, [
+    integrationId,
+    merchantId,
+    Buffer.from(randomUUID()),
+  ]);
+  return { merchantId, integrationId };
+}
+
+async function createWebhook(merchantId, url) {
+  const id = randomUUID();
+  const secret = generateWebhookSecret();
+  await db.query(
+    `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events)
+     VALUES ($1, $2, 'bench', $3, 'json', '2026-08-20', false, '{transaction}')`,
+    [id, merchantId, url],
+  );
+  await db.query('INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)', [randomUUID(), id, cipher.encrypt(secret, id)]);
+  return { id, secret, url };
+}
+
+function transactionEvent(merchantId, integrationId, i) {
+  const uuid = randomUUID();
+  const now = new Date().toISOString();
+  return {
+    id: randomUUID(),
+    type: 'transaction.created',
+    category: 'transaction',
+    merchantId,
+    integrationId,
+    occurredAt: now,
+    subjectId: uuid,
+    data: {
+      uuid, referenceId: `order-${i}`, status: 'confirmed', psp: 'Payrexx Direct', type: 'e-commerce', paymentMethod: 'visa',
+      amount: 1990, currency: 'CHF', integrationId, createdAt: now, updatedAt: now,
+      threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
+    },
+  };
+}
+
+const dispatcherEnv = {
+  DATABASE_URL: infra.databaseUrl,
+  AMQP_URL: infra.amqpUrl,
+  SECRET_ENCRYPTION_KEY: BENCH_KEY,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_DISPATCHER_PORT: '3902',
+  PLATFORM_TOKEN: 'bench-platform-token-0123456789',
+  DISPATCHER_CONCURRENCY: String(CONCURRENCY),
+};
+
+// ---- 1. fan-out throughput -------------------------------------------------------------------------------
+{
+  const { merchantId, integrationId } = await createMerchant();
+  const hooks = [];
+  for (let i = 0; i < WEBHOOKS; i += 1) hooks.push(await createWebhook(merchantId, `${base}/fanout/${i}`));
+  const amqp = new AmqpClient({ url: infra.amqpUrl, name: 'bench', topology: { retryDelaysMs: [] } });
+  await amqp.waitForConnect();
+  const events = Array.from({ length: EVENTS }, (_, i) => transactionEvent(merchantId, integrationId, i));
+  for (let i = 0; i < events.length; i += 1000) {
+    await Promise.all(events.slice(i, i + 1000).map((e) => amqp.publish(EXCHANGES.events, e.type, Buffer.from(JSON.stringify(e)))));
+  }
+  await ask('arrivals'); // clear
+  receiver.send('reset');
+  const total = EVENTS * WEBHOOKS;
+  const dispatcher = startApp('webhook-dispatcher', dispatcherEnv);
+  let first;
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const { count } = await ask('count');
+    if (count > 0 && first === undefined) first = { at: performance.now(), count };
+    if (count >= total) break;
+    if (Date.now() > deadline) throw new Error(`only ${count} of ${total} deliveries arrived within 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const seconds = (performance.now() - first.at) / 1000;
+  const dispatched = round((total - first.count) / seconds, 0);
+  await stopChild(dispatcher);
+  const logged = (await db.query('SELECT count(*)::int AS n FROM webhook_log')).rows[0].n;
+  await ask('arrivals');
+
+  // Bare loop: the same bodies and signatures, same receiver, same concurrency, no broker, no database.
+  const bodies = events.slice(0, 2000).map((e) => encodePayload('json', renderWebhookPayload('2026-08-20', { type: 'transaction', transaction: e.data })).body);
+  const agent = new Agent({ keepAliveTimeout: 10_000 });
+  let next = 0;
+  const bareStart = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const hook = hooks[i % WEBHOOKS];
+        const body = bodies[i % bodies.length];
+        const headers = buildWebhookHeaders({ webhookId: randomUUID(), timestamp: new Date(), body, secrets: [hook.secret], contentType: 'json' });
+        const response = await request(`${hook.url}`, { method: 'POST', headers, body, dispatcher: agent });
+        await response.body.text();
+      }
+    }),
+  );
+  const bare = round(total / ((performance.now() - bareStart) / 1000), 0);
+  await agent.close();
+  await ask('arrivals');
+  await amqp.close();
+  results.fanOut = {
+    events: EVENTS,
+    webhooks: WEBHOOKS,
+    deliveries: total,
+    logRows: logged,
+    concurrency: CONCURRENCY,
+    dispatcherDeliveriesPerSecond: dispatched,
+    bareUndiciLoopPerSecond: bare,
+    ratio: round(dispatched / bare, 2),
+  };
+  console.log('fan-out:', results.fanOut);
+}
+
+// ---- 2. latency through the platform API ----------------------------------------------------------------
+if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKIP_LATENCY !== '1') {
+  const { latencyScenario } = await import('./latency.js');
+  const common = { infra, db, ask, base, createMerchant, createWebhook, startApp, waitReady, stopChild, percentile, round, dispatcherEnv, RATE, SECONDS };
+  results.latencyOneWebhook = await latencyScenario({ ...common, webhooks: 1, blackHoles: 0 });
+  console.log('latency, one webhook:', results.latencyOneWebhook);
+  results.latencyWithBlackHole = await latencyScenario({ ...common, webhooks: 9, blackHoles: 1 });
+  console.log('latency, 9 healthy + 1 never answering:', results.latencyWithBlackHole);
+}
+
+receiver.kill();
+await db.end();
+await infra.cleanup();
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/dispatch.json', `${JSON.stringify(results, null, 2)}\n`);
+console.log('written bench/results/dispatch.json');

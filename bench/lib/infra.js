@@ -1,0 +1,69 @@
+// Shared set-up for the benchmarks: a dedicated database and vhost per benchmark (never the dev data),
+// child processes for the apps, and small statistics helpers. Loopback only; every loop is bounded.
+import { execFileSync, spawn } from 'node:child_process';
+import { dropDatabase, ensureDatabase, migrate } from '../../dist/libs/persistence/src/index.js';
+
+export const BENCH_KEY = Buffer.alloc(32, 'bench-only-key').toString('base64');
+
+export async function freshInfrastructure(name) {
+  const databaseUrl = `postgres://postgres@127.0.0.1:5432/bench_${name}`;
+  await dropDatabase(databaseUrl);
+  await ensureDatabase(databaseUrl);
+  await migrate(databaseUrl);
+  const vhost = `bench-${name}`;
+  try {
+    execFileSync('rabbitmqctl', ['delete_vhost', vhost], { stdio: 'ignore' });
+  } catch {
+    // did not exist
+  }
+  execFileSync('rabbitmqctl', ['add_vhost', vhost], { stdio: 'ignore' });
+  execFileSync('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], { stdio: 'ignore' });
+  const amqpUrl = `amqp://guest:guest@127.0.0.1:5672/${vhost}`;
+  return {
+    databaseUrl,
+    amqpUrl,
+    cleanup: async () => {
+      await dropDatabase(databaseUrl);
+      execFileSync('rabbitmqctl', ['delete_vhost', vhost], { stdio: 'ignore' });
+    },
+  };
+}
+
+export function startApp(app, env) {
+  // BENCH_PROFILE=<app> writes a V8 CPU profile of that app to bench/results/profiles/.
+  const profile = process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
+  const child = spawn(process.execPath, [...profile, `dist/apps/${app}/src/main.js`], {
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return child;
+}
+
+export async function waitReady(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+export function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+  });
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export const round = (n, digits = 1) => Number(n.toFixed(digits));

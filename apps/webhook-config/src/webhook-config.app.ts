@@ -5,6 +5,7 @@ import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
 import type { WebhookConfigConfig } from './config/webhook-config.config.js';
 import { addSecurityHeaders } from './http/security-headers.js';
+import { mountUi } from './ui/ui.assets.js';
 
 /** Builds the webhook-config application (not listening yet): used by main.ts and by the e2e tests. */
 export async function createWebhookConfigApp(config: WebhookConfigConfig): Promise<NestFastifyApplication> {
@@ -15,6 +16,7 @@ export async function createWebhookConfigApp(config: WebhookConfigConfig): Promi
   });
   await app.register(fastifyCookie);
   addSecurityHeaders(app.getHttpAdapter().getInstance());
+  await mountUi(app);
   if (config.allowPrivateTargets) warnPrivateTargets();
   return app;
 }

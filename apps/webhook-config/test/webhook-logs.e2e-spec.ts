@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
+import { type Answer, type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
 import { seedDelivery } from './support/log-seed.js';
 
 describe('webhook log (e2e over HTTP)', () => {
@@ -78,7 +78,7 @@ describe('webhook log (e2e over HTTP)', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const answer = await client.get(`/api/webhooks/${paged.id}/logs?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const answer: Answer = await client.get(`/api/webhooks/${paged.id}/logs?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
       expect(answer.status).toBe(200);
       expect(answer.body.data.length).toBeLessThanOrEqual(3);
       seen.push(...answer.body.data.map((e: { id: string }) => e.id));

@@ -8,6 +8,7 @@ import { SessionModule } from '../session/session.module.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
 import { WebhookController } from './webhook.controller.js';
 import { WebhookLookup } from './webhook.lookup.js';
+import { WebhookOptionsController } from './webhook-options.controller.js';
 import { WebhookRepository } from './webhook.repository.js';
 import { WebhookSecretController } from './webhook-secret.controller.js';
 import { WebhookSecretRepository } from './webhook-secret.repository.js';
@@ -19,7 +20,7 @@ import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-u
 /** Webhook settings and secrets; exports WebhookLookup for the log and delivery features. */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity]), SessionModule, IntegrationModule],
-  controllers: [WebhookController, WebhookSecretController],
+  controllers: [WebhookController, WebhookSecretController, WebhookOptionsController],
   providers: [
     WebhookRepository,
     WebhookSecretRepository,

@@ -1,0 +1,22 @@
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { LATEST_WEBHOOK_VERSION, WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
+import { SessionGuard } from '../session/session.guard.js';
+import { ROTATION_GRACE_MS } from './webhook-secret.service.js';
+
+/** The choices of each setting, so the UI never hard-codes what the domain defines. */
+@ApiTags('webhooks')
+@UseGuards(SessionGuard)
+@Controller('api/webhook-options')
+export class WebhookOptionsController {
+  @Get()
+  options() {
+    return {
+      versions: [...WEBHOOK_VERSIONS],
+      latestVersion: LATEST_WEBHOOK_VERSION,
+      eventTypes: [...WEBHOOK_EVENT_TYPES],
+      contentTypes: [...WEBHOOK_CONTENT_TYPES],
+      rotationGraceHours: ROTATION_GRACE_MS / 3_600_000,
+    };
+  }
+}

@@ -1,0 +1,282 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { verifyLegacyHex, verifyStandardWebhook } from '#domain';
+import { appTestEnv } from '#testing';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
+import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
+import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from './support/harness.js';
+
+/**
+ * The merchant backend in a real browser (Chromium via playwright-core), against two webhook-config
+ * processes sharing one database: a strict one (WEBHOOK_ALLOW_PRIVATE_TARGETS=false, as in production) that
+ * must refuse a loopback URL, and a permissive one that lets the webhook point at a local receiver. The real
+ * dispatcher runs in-process and delivers to that receiver.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A shop's webhook endpoint on 127.0.0.1: answers 200 to the first request and 500 to every later one. */
+async function startReceiver(): Promise<{ server: Server; url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks) });
+      const ok = received.length === 1;
+      response.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain' });
+      response.end(ok ? 'thanks' : 'Fatal error: Uncaught PDOException: database is locked');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/shop/webhooks/payments`, received };
+}
+
+describe('merchant backend UI in Chromium (e2e)', () => {
+  let strict: RunningApp;
+  let permissive: RunningApp;
+  let dispatcher: INestApplication | undefined;
+  let dispatcherProblem: unknown;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let profile: string;
+  let context: BrowserContext;
+  let page: Page;
+  let email: string;
+  const secrets: { created?: string; rotated?: string } = {};
+  let webhookPage: string | undefined;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium is missing at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (never download a browser).`);
+    }
+    await mkdir(SCREENSHOTS, { recursive: true });
+    strict = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+    permissive = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    receiver = await startReceiver();
+    const { merchantId } = await seedMerchant(strict.db, ['Online shop', 'Shop in Bern']);
+    email = await createUser(strict.baseUrl, merchantId, `owner-${merchantId.slice(0, 8)}@boutique.example`);
+
+    try {
+      dispatcher = await createWebhookDispatcherApp(
+        loadWebhookDispatcherConfig(appTestEnv({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_DISPATCHER_PORT: '0' })),
+      );
+      await dispatcher.init();
+    } catch (error) {
+      dispatcherProblem = error; // reported by the delivery test; the rest of the UI is still tested
+    }
+
+    profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: DESKTOP,
+      locale: 'en-GB',
+      timezoneId: 'Europe/Zurich',
+    });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(10_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+    await dispatcher?.close();
+    await new Promise((resolve) => receiver?.server.close(resolve));
+    await permissive?.close();
+    await strict?.close();
+  }, 30_000);
+
+  /** A full-page screenshot for docs/screenshots, without a passing toast covering the page. */
+  const shot = async (name: string) => {
+    await page.evaluate("document.getElementById('toast')?.setAttribute('hidden', '')");
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
+
+  /** Fills every setting of the webhook form. */
+  async function fillEverySetting(url: string): Promise<void> {
+    await page.getByLabel('Name', { exact: true }).fill('Boutique orders');
+    await page.getByLabel('URL', { exact: true }).fill(url);
+    await page.getByLabel('Link to integration').selectOption({ label: 'Online shop' });
+    await page.getByLabel('Transactions').check();
+    await page.getByLabel('Subscriptions').check();
+    await page.getByLabel('Payouts').uncheck();
+    await page.getByLabel('PHP form post').check();
+    await page.getByLabel('Version').selectOption('2025-01-15');
+    await page.getByLabel('Retry on error').uncheck();
+  }
+
+  it('signs in, shows the empty state, refuses a private URL beside the field, creates a webhook with every setting and rotates its secret', async () => {
+    // Sign in on the strict instance.
+    await page.goto(`${strict.baseUrl}/`);
+    await expect(page.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true);
+    await shot('sign-in-desktop');
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password').fill('not my password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('The e-mail address or the password is not correct.').waitFor();
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    // Empty state.
+    await page.getByRole('heading', { name: 'No webhooks yet' }).waitFor();
+    await expect(page.locator('#account-email').textContent()).resolves.toBe(email);
+    await shot('webhooks-empty-desktop');
+
+    // A loopback URL is refused by a production-like instance, with the message beside the URL field.
+    await page.getByRole('link', { name: 'Add your first webhook' }).click();
+    await page.getByRole('heading', { name: 'Add a webhook' }).waitFor();
+    await fillEverySetting(receiver.url);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    const urlError = page.locator('#wh-url-error');
+    await urlError.waitFor();
+    await expect(urlError.textContent()).resolves.toMatch(/^URL must point to a public internet address; 127\.0\.0\.1 is a private, loopback or link-local address/);
+    await expect(page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#wh-url').getAttribute('aria-describedby')).resolves.toContain('wh-url-error');
+    await shot('webhook-form-private-url-desktop');
+    await page.setViewportSize(PHONE);
+    await shot('webhook-form-private-url-phone');
+    await page.setViewportSize(DESKTOP);
+
+    // The permissive instance (same database, same session: the cookie is server-side) accepts it.
+    await page.goto(`${permissive.baseUrl}/#/new`);
+    await page.getByRole('heading', { name: 'Add a webhook' }).waitFor();
+    await fillEverySetting(receiver.url);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+
+    // The webhook page: settings as chosen and the new secret, shown once.
+    await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
+    await page.getByText('Your webhook is ready.').waitFor();
+    webhookPage = page.url();
+    const settings = page.locator('dl.summary');
+    await expect(settings.textContent()).resolves.toMatch(/EventsTransactions, Subscriptions.*IntegrationOnline shop.*FormatPHP form post.*Version2025-01-15.*Retry on errorNo/);
+    const secretValue = page.locator('#secret-value');
+    secrets.created = (await secretValue.textContent())!;
+    expect(secrets.created).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
+    // Hide, reveal, copy.
+    await page.getByRole('button', { name: 'Hide' }).click();
+    await expect(secretValue.textContent()).resolves.toMatch(/^whsec_•+$/);
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    await expect(secretValue.textContent()).resolves.toBe(secrets.created);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Secret copied to the clipboard.').waitFor();
+    await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(secrets.created);
+
+    // Rotate: confirm in the dialog; the new secret is shown, the old one keeps signing for 24 hours.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/The previous secret keeps signing until/).waitFor();
+    secrets.rotated = (await secretValue.textContent())!;
+    expect(secrets.rotated).toMatch(/^whsec_/);
+    expect(secrets.rotated).not.toBe(secrets.created);
+
+    // The log is empty so far, and says how to try it.
+    await page.getByText('No deliveries yet.').waitFor();
+
+    // The list shows the webhook.
+    await page.getByRole('link', { name: '← All webhooks' }).click();
+    await page.getByRole('link', { name: 'Boutique orders', exact: true }).waitFor();
+    await shot('webhooks-list-desktop');
+    await page.setViewportSize(PHONE);
+    await shot('webhooks-list-phone');
+    await page.setViewportSize(DESKTOP);
+    await page.getByRole('link', { name: 'Boutique orders', exact: true }).click();
+    await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
+
+    // Edit shows every setting as saved.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByRole('heading', { name: 'Edit “Boutique orders”' }).waitFor();
+    await expect(page.getByLabel('URL', { exact: true }).inputValue()).resolves.toBe(receiver.url);
+    await expect(page.getByLabel('PHP form post').isChecked()).resolves.toBe(true);
+    await expect(page.getByLabel('Payouts').isChecked()).resolves.toBe(false);
+    await expect(page.getByLabel('Retry on error').isChecked()).resolves.toBe(false);
+    await expect(page.getByLabel('Version').inputValue()).resolves.toBe('2025-01-15');
+    await page.getByLabel('Transactions').uncheck();
+    await page.getByLabel('Subscriptions').uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.locator('#wh-events-error').textContent()).resolves.toBe('Events must contain at least one of transaction, subscription, payout.');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
+  }, 60_000);
+
+  it('sends a test to a local receiver, shows its 200, then a resend answered 500 with the explanation', async () => {
+    if (dispatcherProblem) throw new Error(`the dispatcher did not start: ${(dispatcherProblem as Error).stack ?? dispatcherProblem}`);
+    if (!webhookPage) throw new Error('the first test did not create the webhook');
+    await page.goto(webhookPage);
+    await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
+
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const delivered = page.locator('table.log tbody tr[data-status="200"]');
+    await delivered.first().waitFor({ timeout: 30_000 });
+    await expect(delivered.first().textContent()).resolves.toContain('Delivered');
+
+    // What the shop received: a PHP form post of a transaction, signed with the new and (during the
+    // rotation) the old secret.
+    expect(receiver.received).toHaveLength(1);
+    const [first] = receiver.received;
+    expect(first.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(first.body.toString('utf8')).toMatch(/^transaction\[uuid\]=/);
+    expect(first.body.toString('utf8')).not.toContain('3dsecure');
+    const signatures = String(first.headers['webhook-signature']).split(' ');
+    expect(signatures).toHaveLength(2);
+    for (const secret of [secrets.rotated!, secrets.created!]) {
+      expect(() => verifyStandardWebhook({ body: first.body, secret, headers: first.headers })).not.toThrow();
+    }
+    expect(verifyLegacyHex(first.body, secrets.rotated!, String(first.headers['x-webhook-signature']))).toBe(true);
+
+    // Resend that attempt: the receiver now fails with 500, and the log explains it.
+    await delivered.first().getByRole('button', { name: /^Resend/ }).click();
+    const failed = page.locator('table.log tbody tr[data-status="500"]');
+    await failed.first().waitFor({ timeout: 30_000 });
+    const row = await failed.first().textContent();
+    expect(row).toContain('Error on your server');
+    expect(row).toContain('failed while processing it');
+    expect(row).toContain('What to do: Look at your server’s or shop system’s error log');
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1].headers['webhook-id']).toBe(first.headers['webhook-id']);
+
+    await failed.first().getByText('Technical details').click();
+    await page.getByText('database is locked').waitFor();
+    await shot('webhook-detail-desktop');
+    await page.setViewportSize(PHONE);
+    await shot('webhook-detail-phone');
+    await page.setViewportSize(DESKTOP);
+
+    // The filter shows only failures; signing out ends the session.
+    await page.getByLabel('Show').selectOption('failure');
+    await page.locator('table.log tbody tr[data-status="200"]').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  }, 90_000);
+});

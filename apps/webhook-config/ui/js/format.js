@@ -1,0 +1,33 @@
+/** Wording and formatting shown to shop owners. */
+
+export const EVENT_LABELS = {
+  transaction: { label: 'Transactions', hint: 'New payments and every status change (confirmed, refunded, …).' },
+  subscription: { label: 'Subscriptions', hint: 'Renewals, failed payments, cancellations and endings.' },
+  payout: { label: 'Payouts', hint: 'Money paid out to your bank account. Payouts belong to no integration.' },
+};
+
+export const CONTENT_TYPE_LABELS = {
+  json: { label: 'JSON', hint: 'application/json — for most shop systems and custom code.' },
+  'php-post': { label: 'PHP form post', hint: 'application/x-www-form-urlencoded — for PHP shops that read $_POST.' },
+};
+
+export function versionLabel(version, latest) {
+  return version === latest ? `${version} (newest)` : version;
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+export const formatDateTime = (iso) => (iso ? dateTime.format(new Date(iso)) : '');
+
+export function formatDuration(ms) {
+  if (ms < 1000) return `${ms} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+}
+
+/** The badge text and tone of a status. */
+export function statusBadge(status) {
+  if (status >= 200 && status < 300) return { text: String(status), tone: 'ok' };
+  if (status === 0 || (status >= 300 && status < 400)) return { text: status === 0 ? 'No reply' : String(status), tone: 'warn' };
+  return { text: String(status), tone: 'bad' };
+}
+
+export const eventList = (events) => events.map((event) => EVENT_LABELS[event]?.label ?? event).join(', ');

@@ -1,0 +1,92 @@
+/* global navigator, document */
+import { api } from '../api.js';
+import { confirmAction, h, render, toast } from '../dom.js';
+import { formatDateTime } from '../format.js';
+
+const MASK = 'whsec_' + '•'.repeat(24);
+
+/** The signing secret: hidden by default, reveal, copy and rotate. `initialSecret` is shown right after creation. */
+export function secretPanel(webhook, { initialSecret, graceHours }) {
+  let secret = initialSecret ?? null;
+  let visible = Boolean(initialSecret);
+  let previousExpiresAt = null;
+
+  const value = h('div', { class: 'secret-value', id: 'secret-value', 'aria-live': 'polite', 'aria-label': 'Signing secret' });
+  const revealButton = h('button', { type: 'button', class: 'button button-secondary', 'aria-controls': 'secret-value', onclick: () => toggle() });
+  const copyButton = h('button', { type: 'button', class: 'button button-secondary', onclick: () => copy() }, 'Copy');
+  const rotateButton = h('button', { type: 'button', class: 'button button-secondary', onclick: () => rotate() }, 'Rotate secret');
+  const note = h('p', { class: 'hint', id: 'secret-note' });
+
+  function update() {
+    value.textContent = visible && secret ? secret : MASK;
+    revealButton.textContent = visible ? 'Hide' : 'Reveal';
+    revealButton.setAttribute('aria-pressed', String(visible));
+    note.textContent = previousExpiresAt
+      ? `The previous secret keeps signing until ${formatDateTime(previousExpiresAt)}, so you can update your shop in time.`
+      : '';
+    note.hidden = !previousExpiresAt;
+  }
+
+  async function load() {
+    const answer = await api.revealSecret(webhook.id);
+    secret = answer.secret;
+    previousExpiresAt = answer.previousSecretExpiresAt;
+  }
+
+  async function toggle() {
+    if (!visible && !secret) await load();
+    visible = !visible;
+    update();
+  }
+
+  async function copy() {
+    if (!secret) await load();
+    try {
+      await navigator.clipboard.writeText(secret);
+      toast('Secret copied to the clipboard.');
+    } catch {
+      // No clipboard access (e.g. an insecure origin): show it selected, ready for Ctrl+C.
+      visible = true;
+      update();
+      const range = document.createRange();
+      range.selectNodeContents(value);
+      const selection = document.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      toast('Press Ctrl+C (or ⌘+C) to copy the selected secret.');
+    }
+  }
+
+  async function rotate() {
+    const confirmed = await confirmAction({
+      title: 'Rotate the signing secret?',
+      text: `A new secret is created now. The current one keeps working for ${graceHours} hours, so your shop keeps accepting webhooks while you replace it.`,
+      confirmLabel: 'Rotate secret',
+    });
+    if (!confirmed) return;
+    rotateButton.disabled = true;
+    try {
+      const answer = await api.rotateSecret(webhook.id);
+      secret = answer.secret;
+      previousExpiresAt = answer.previousSecretExpiresAt;
+      visible = true;
+      update();
+      toast('New secret created. Copy it into your shop system.');
+    } catch (error) {
+      toast(error.message);
+    } finally {
+      rotateButton.disabled = false;
+    }
+  }
+
+  update();
+  const section = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'secret-title' },
+    h('div', { class: 'card-head' }, h('h2', { id: 'secret-title' }, 'Signing secret')),
+    h('p', { class: 'muted small' }, 'Your server uses this secret to check that each webhook really comes from us (the webhook-signature header). Keep it private.'),
+    h('div', { class: 'secret-row' }, value, h('div', { class: 'actions' }, revealButton, copyButton, rotateButton)),
+    note,
+  );
+  return render(h('div'), section);
+}

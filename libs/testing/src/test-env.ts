@@ -6,7 +6,9 @@ export function testEnv(): { databaseUrl: string; amqpUrl: string } {
   const databaseUrl = process.env.TEST_RUN_DATABASE_URL;
   const amqpUrl = process.env.TEST_RUN_AMQP_URL;
   if (!databaseUrl || !amqpUrl) {
-    throw new Error('No test infrastructure: add `...infrastructure` from jest.preset.js to this project\'s jest config.');
+    throw new Error(
+      "No test infrastructure: add `...infrastructure` from jest.preset.js to this project's jest config.",
+    );
   }
   return { databaseUrl, amqpUrl };
 }
@@ -18,7 +20,10 @@ export async function rabbitmqctl(...args: string[]): Promise<string> {
 }
 
 /** Polls `probe` until it returns a truthy value or the time is up. */
-export async function waitFor<T>(probe: () => Promise<T> | T, { timeoutMs = 10_000, intervalMs = 50, what = 'condition' } = {}): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  { timeoutMs = 10_000, intervalMs = 50, what = 'condition' } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -28,7 +33,8 @@ export async function waitFor<T>(probe: () => Promise<T> | T, { timeoutMs = 10_0
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

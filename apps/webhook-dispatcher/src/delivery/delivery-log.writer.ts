@@ -23,6 +23,8 @@ export interface AttemptRecord {
 
 const MAX_BATCH = 500;
 const LINGER_MS = 5;
+/** Batches written at once: one waits on the database while the next is being filled and sent. */
+const FLUSHES_IN_FLIGHT = 2;
 
 interface Pending {
   record: AttemptRecord;
@@ -39,44 +41,36 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryLogWriter.name);
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   write(record: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
-      if (this.queue.length >= MAX_BATCH) this.kick(0);
-      else this.kick(LINGER_MS);
+      if (this.queue.length >= MAX_BATCH) this.flushNow();
+      else this.timer ??= setTimeout(() => this.flushNow(), LINGER_MS);
     });
   }
 
-  private kick(delayMs: number): void {
-    if (this.flushing) return; // the running flush picks up the rest when it finishes
-    if (delayMs === 0) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      this.flushing = this.flush();
-    } else if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.flushing = this.flush();
-      }, delayMs);
-    }
-  }
-
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await this.insert(batch.map((p) => p.record));
-        for (const p of batch) p.resolve();
-      } catch (error) {
+  /** Starts writing a batch unless FLUSHES_IN_FLIGHT batches are already being written. */
+  private flushNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.inFlight.size >= FLUSHES_IN_FLIGHT || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, MAX_BATCH);
+    const flush = this.insert(batch.map((p) => p.record)).then(
+      () => batch.forEach((p) => p.resolve()),
+      (error: unknown) => {
         this.logger.error(`could not write ${batch.length} log rows: ${(error as Error).message}`);
-        for (const p of batch) p.reject(error);
-      }
-    }
-    this.flushing = undefined;
+        batch.forEach((p) => p.reject(error));
+      },
+    );
+    this.inFlight.add(flush);
+    void flush.finally(() => {
+      this.inFlight.delete(flush);
+      if (this.queue.length > 0) this.flushNow();
+    });
   }
 
   private async insert(records: AttemptRecord[]): Promise<void> {
@@ -118,7 +112,9 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.kick(0);
-    await this.flushing;
+    while (this.queue.length > 0 || this.inFlight.size > 0) {
+      this.flushNow();
+      await Promise.allSettled([...this.inFlight]);
+    }
   }
 }

@@ -1,8 +1,8 @@
-import { ConsoleLogger, DynamicModule, INestApplication, Logger, LogLevel, Type } from '@nestjs/common';
+import { ConsoleLogger, DynamicModule, INestApplication, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { ProblemFilter, sendProblem, toProblem } from './problem.filter.js';
+import { ProblemFilter } from './problem.filter.js';
 import { createValidationPipe } from './validation.pipe.js';
 
 const LEVELS: Record<string, LogLevel[]> = {
@@ -33,10 +33,8 @@ export async function createHttpApp(module: Type | DynamicModule, options: HttpA
   const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimit ?? 256 * 1024, trustProxy: options.trustProxy });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
 
-  const errorLogger = new Logger('HTTP');
-  const fastify = app.getHttpAdapter().getInstance();
-  fastify.setErrorHandler((error, request, reply) => sendProblem(reply, toProblem(error, errorLogger, request)));
-
+  // Nest installs Fastify's error handler at init and routes body-parser errors (bad JSON, too large)
+  // through the global filters too, so ProblemFilter answers every error.
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

@@ -16,8 +16,9 @@ type RoundOutcome = 'idle' | 'more' | 'failed';
  *
  * - One relay at a time: the relay works only while it holds a session advisory lock on its own connection; if its
  *   process or connection dies the lock goes with it and another instance's relay takes over within `pollMs`.
- * - Low latency: the holder LISTENs on `outbox_event` (the insert trigger NOTIFYs at commit) and is also woken
- *   in-process by {@link wake}; a timer every `pollMs` covers a lost notification.
+ * - Low latency: writers in this process wake the relay in-process ({@link wake}) right after their commit;
+ *   writers in other processes NOTIFY `outbox_event` at commit, which the holder LISTENs to; a timer every
+ *   `pollMs` covers a lost notification.
  * - Order and no loss: a round reads the oldest unsent rows by `seq` and publishes them in waves that hold at most
  *   one event per subject; a wave's events are published together and awaited, and a row is marked sent only once
  *   the broker confirmed it. After a failure (broker down, publish timeout) the round stops and is repeated later
@@ -34,6 +35,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private wakeSleeper?: () => void;
   private failing = false;
   private lastCleanup = 0;
+  private relaying = false;
 
   constructor(
     private readonly config: TransactionApiConfig,
@@ -48,6 +50,11 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     this.stopped = true;
     this.wake();
     await this.loop;
+  }
+
+  /** Whether this process is the one relaying the outbox right now (it holds the lock and listens). */
+  get isRelaying(): boolean {
+    return this.relaying;
   }
 
   /** Asks the relay to look at the outbox now (called after a commit that wrote events). */
@@ -89,15 +96,20 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     if (this.stopped) return;
     await store.listen(OUTBOX_CHANNEL);
     this.logger.log('this instance relays the outbox');
-    while (!this.stopped && !broken()) {
-      this.wakePending = false;
-      const outcome = await this.round(store);
-      if (outcome === 'more') continue;
-      if (outcome === 'failed') await this.sleep(FAILURE_BACKOFF_MS, false);
-      else {
-        await this.cleanup(store);
-        await this.sleep(this.config.outbox.pollMs, true);
+    this.relaying = true;
+    try {
+      while (!this.stopped && !broken()) {
+        this.wakePending = false;
+        const outcome = await this.round(store);
+        if (outcome === 'more') continue;
+        if (outcome === 'failed') await this.sleep(FAILURE_BACKOFF_MS, false);
+        else {
+          await this.cleanup(store);
+          await this.sleep(this.config.outbox.pollMs, true);
+        }
       }
+    } finally {
+      this.relaying = false;
     }
   }
 

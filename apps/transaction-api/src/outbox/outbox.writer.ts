@@ -1,19 +1,50 @@
 import { Injectable } from '@nestjs/common';
 import type { PlatformEvent } from '#messaging';
-import type { EntityManager } from 'typeorm';
+import type { Sql } from '../common/sql.js';
+import { OUTBOX_CHANNEL } from './outbox.store.js';
+import { OutboxRelay } from './outbox.relay.js';
+
+/**
+ * SQL that appends one event to the outbox for each row of `source` (a CTE of the same statement), so a change and
+ * its event are written by one statement, i.e. in one database transaction. `$first`…`$first+3` are the values of
+ * {@link outboxParams}.
+ */
+export function outboxInsertFrom(source: string, first: number): string {
+  return `INSERT INTO outbox_event (id, type, subject_id, payload) SELECT $${first}, $${first + 1}, $${first + 2}, $${first + 3} FROM ${source}`;
+}
+
+export function outboxParams(event: PlatformEvent): unknown[] {
+  return [event.id, event.type, event.subjectId, JSON.stringify(event)];
+}
+
+/** SQL that NOTIFYs the relay at commit when `$param` is true. */
+export const notifyIf = (param: number) => `CASE WHEN $${param}::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END`;
 
 /**
  * Appends events to the outbox inside the caller's database transaction, so an event exists exactly when the
- * change it describes was committed. The insert trigger NOTIFYs the relay at commit.
+ * change it describes was committed. A NOTIFY wakes the relay of another instance at commit; when this process
+ * is the relay it is woken in-process instead, because a NOTIFY serialises the commits of every notifying session.
  */
 @Injectable()
 export class OutboxWriter {
-  async append(manager: EntityManager, event: PlatformEvent): Promise<void> {
-    await manager.query(`INSERT INTO outbox_event (id, type, subject_id, payload) VALUES ($1, $2, $3, $4)`, [
-      event.id,
-      event.type,
-      event.subjectId,
-      JSON.stringify(event),
-    ]);
+  constructor(private readonly relay: OutboxRelay) {}
+
+  /** Whether a write should NOTIFY: only when the relay runs in another process. */
+  get mustNotify(): boolean {
+    return !this.relay.isRelaying;
+  }
+
+  async append(sql: Sql, event: PlatformEvent): Promise<void> {
+    await sql.rows(
+      `WITH appended AS (INSERT INTO outbox_event (id, type, subject_id, payload) VALUES ($1, $2, $3, $4) RETURNING 1)
+       SELECT ${notifyIf(5)} FROM appended`,
+      [...outboxParams(event), this.mustNotify],
+      'outbox-append',
+    );
+  }
+
+  /** Call after a commit that wrote events. */
+  committed(): void {
+    this.relay.wake();
   }
 }

@@ -1,41 +1,52 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { Inject, Injectable } from '@nestjs/common';
 import type { PlatformEvent } from '#messaging';
-import type { DataSource, EntityManager } from 'typeorm';
-import { OutboxRelay } from './outbox.relay.js';
+import type pg from 'pg';
+import { PG_POOL } from '../common/pg-pool.js';
+import { sqlOf, type Sql } from '../common/sql.js';
 import { OutboxWriter } from './outbox.writer.js';
 
 export interface UnitOfWorkContext {
   /** Runs queries inside the database transaction. */
-  manager: EntityManager;
+  sql: Sql;
   /** Records an event in the outbox, inside the same database transaction. */
   emit: (event: PlatformEvent) => Promise<void>;
 }
 
 /**
  * One database transaction for a change and the events it causes: the change and its outbox rows commit together
- * or not at all. After a commit that emitted events the relay is woken at once.
+ * or not at all. After a commit that emitted events the relay is woken at once. Runs on a pooled pg connection
+ * directly (BEGIN … COMMIT), which costs a fraction of an ORM transaction on the hot write path.
  */
 @Injectable()
 export class UnitOfWork {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(PG_POOL) private readonly pool: pg.Pool,
     private readonly outbox: OutboxWriter,
-    private readonly relay: OutboxRelay,
   ) {}
 
   async run<T>(work: (context: UnitOfWorkContext) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const sql = sqlOf(client);
     let emitted = 0;
-    const result = await this.dataSource.transaction(async (manager) =>
-      work({
-        manager,
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work({
+        sql,
         emit: async (event) => {
           emitted += 1;
-          await this.outbox.append(manager, event);
+          await this.outbox.append(sql, event);
         },
-      }),
-    );
-    if (emitted > 0) this.relay.wake();
-    return result;
+      });
+      await client.query('COMMIT');
+      if (emitted > 0) this.outbox.committed();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      // A connection whose ROLLBACK failed is discarded rather than returned to the pool.
+      client.release(broken);
+    }
   }
 }

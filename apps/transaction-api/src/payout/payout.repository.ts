@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Sql } from '../common/sql.js';
 
 export interface PayoutRow {
   id: string;
@@ -12,8 +12,8 @@ export interface PayoutRow {
 
 @Injectable()
 export class PayoutRepository {
-  async insert(manager: EntityManager, row: PayoutRow): Promise<void> {
-    await manager.query(`INSERT INTO payout (id, merchant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+  async insert(sql: Sql, row: PayoutRow): Promise<void> {
+    await sql.rows(`INSERT INTO payout (id, merchant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
       row.id,
       row.merchantId,
       row.amount,

@@ -21,8 +21,8 @@ export class PayoutService {
     await this.references.check(merchantId, null);
     const row: PayoutRow = { id: randomUUID(), merchantId, amount: input.amount, currency: input.currency, status: 'initialised', createdAt: new Date() };
     const record = { id: row.id, status: row.status, amount: row.amount, currency: row.currency, createdAt: row.createdAt };
-    return this.unitOfWork.run(async ({ manager, emit }) => {
-      await this.payouts.insert(manager, row);
+    return this.unitOfWork.run(async ({ sql, emit }) => {
+      await this.payouts.insert(sql, row);
       // Payouts belong to no integration.
       await emit(
         platformEvent({ type: 'payout.created', merchantId, integrationId: null, subjectId: row.id, occurredAt: row.createdAt, data: record }),

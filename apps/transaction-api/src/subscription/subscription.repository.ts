@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SubscriptionEvent } from '#domain';
-import type { EntityManager } from 'typeorm';
+import type { Sql } from '../common/sql.js';
 import type { SubscriptionStatus } from './subscription.lifecycle.js';
 
 export interface SubscriptionRow {
@@ -25,21 +25,21 @@ const toRow = (raw: Record<string, unknown>): SubscriptionRow => ({ ...(raw as u
 /** Subscriptions, written inside the caller's database transaction. */
 @Injectable()
 export class SubscriptionRepository {
-  async insert(manager: EntityManager, row: SubscriptionRow): Promise<void> {
-    await manager.query(
+  async insert(sql: Sql, row: SubscriptionRow): Promise<void> {
+    await sql.rows(
       `INSERT INTO subscription (id, merchant_id, integration_id, reference_id, amount, currency, interval, status, last_event, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [row.id, row.merchantId, row.integrationId, row.referenceId, row.amount, row.currency, row.interval, row.status, row.lastEvent, row.createdAt, row.updatedAt],
     );
   }
 
-  async findForUpdate(manager: EntityManager, id: string): Promise<SubscriptionRow | null> {
-    const rows: Record<string, unknown>[] = await manager.query(`SELECT ${COLUMNS} FROM subscription WHERE id = $1 FOR UPDATE`, [id]);
+  async findForUpdate(sql: Sql, id: string): Promise<SubscriptionRow | null> {
+    const rows: Record<string, unknown>[] = await sql.rows(`SELECT ${COLUMNS} FROM subscription WHERE id = $1 FOR UPDATE`, [id]);
     return rows.length ? toRow(rows[0]) : null;
   }
 
-  async recordEvent(manager: EntityManager, id: string, status: SubscriptionStatus, event: SubscriptionEvent, at: Date): Promise<SubscriptionRow> {
-    const [rows]: [Record<string, unknown>[], number] = await manager.query(
+  async recordEvent(sql: Sql, id: string, status: SubscriptionStatus, event: SubscriptionEvent, at: Date): Promise<SubscriptionRow> {
+    const rows: Record<string, unknown>[] = await sql.rows(
       `UPDATE subscription SET status = $2, last_event = $3, updated_at = $4 WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, status, event, at],
     );

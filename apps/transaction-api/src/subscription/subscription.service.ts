@@ -36,16 +36,16 @@ export class SubscriptionService {
       createdAt: now,
       updatedAt: now,
     };
-    return this.unitOfWork.run(async ({ manager, emit }) => {
-      await this.subscriptions.insert(manager, row);
+    return this.unitOfWork.run(async ({ sql, emit }) => {
+      await this.subscriptions.insert(sql, row);
       await emit(event('subscription.created', row));
       return renderSubscription(toRecord(row));
     });
   }
 
   async recordEvent(id: string, input: SubscriptionEventDto): Promise<PublicSubscription> {
-    return this.unitOfWork.run(async ({ manager, emit }) => {
-      const current = await this.subscriptions.findForUpdate(manager, id);
+    return this.unitOfWork.run(async ({ sql, emit }) => {
+      const current = await this.subscriptions.findForUpdate(sql, id);
       if (!current) throw new ProblemException(404, 'No subscription has this id.');
       const next = statusAfter(current.status, input.event);
       if (!next) {
@@ -55,7 +55,7 @@ export class SubscriptionService {
           { type: 'urn:problem:subscription-event', title: 'Subscription event not allowed' },
         );
       }
-      const updated = await this.subscriptions.recordEvent(manager, id, next, input.event, new Date());
+      const updated = await this.subscriptions.recordEvent(sql, id, next, input.event, new Date());
       await emit(event(`subscription.${input.event}`, updated));
       return renderSubscription(toRecord(updated));
     });

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import type { EntityManager } from 'typeorm';
+import type { PlatformEvent } from '#messaging';
+import { sqlOf, type Sql } from '../common/sql.js';
+import { notifyIf, outboxInsertFrom, outboxParams } from '../outbox/outbox.writer.js';
 import { PG_POOL } from '../common/pg-pool.js';
 import type { TransactionCursor } from './transaction.cursor.js';
 import { TRANSACTION_COLUMNS, TransactionRow, toTransactionRow } from './transaction.row.js';
@@ -17,21 +19,31 @@ export interface TransactionFilters {
 }
 
 /**
- * Transactions. Writes take the EntityManager of the caller's database transaction; reads for the merchant API go
- * straight to the pool with named (prepared) statements.
+ * Transactions, on the pg pool with named (prepared) statements. Each write is a single statement that also appends
+ * its outbox event, so the change and its event commit together in one round trip.
  */
 @Injectable()
 export class TransactionRepository {
-  constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {}
+  private readonly sql: Sql;
 
-  /** Inserts unless the uuid exists; returns the new row, or null when the uuid was taken. */
-  async insertIfAbsent(manager: EntityManager, row: NewTransaction): Promise<TransactionRow | null> {
-    const rows: Record<string, unknown>[] = await manager.query(
-      `INSERT INTO transaction (uuid, merchant_id, integration_id, reference_id, status, psp, type, payment_method,
-                                amount, currency, three_d_secure, creation_fingerprint, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (uuid) DO NOTHING
-       RETURNING ${TRANSACTION_COLUMNS}`,
+  constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {
+    this.sql = sqlOf(pool);
+  }
+
+  /**
+   * Inserts the transaction and, only if it was inserted, its `transaction.created` event: one statement, so one
+   * database transaction. Returns null when the uuid was taken (nothing is written then).
+   */
+  async insertWithEvent(row: NewTransaction, event: PlatformEvent, notify: boolean): Promise<TransactionRow | null> {
+    const rows = await this.sql.rows(
+      `WITH inserted AS (
+         INSERT INTO transaction (uuid, merchant_id, integration_id, reference_id, status, psp, type, payment_method,
+                                  amount, currency, three_d_secure, creation_fingerprint, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (uuid) DO NOTHING
+         RETURNING ${TRANSACTION_COLUMNS}
+       ), appended AS (${outboxInsertFrom('inserted', 15)})
+       SELECT inserted.*, ${notifyIf(19)} AS notified FROM inserted`,
       [
         row.uuid,
         row.merchantId,
@@ -47,36 +59,49 @@ export class TransactionRepository {
         row.fingerprint,
         row.createdAt,
         row.updatedAt,
+        ...outboxParams(event),
+        notify,
       ],
+      'transaction-insert',
     );
-    return rows.length ? toTransactionRow(rows[0]) : null;
+    if (!rows.length) return null;
+    const { notified: _notified, ...inserted } = rows[0];
+    return toTransactionRow(inserted);
   }
 
-  async findWithFingerprint(manager: EntityManager, uuid: string): Promise<{ row: TransactionRow; fingerprint: Buffer } | null> {
-    const rows: Record<string, unknown>[] = await manager.query(
+  async findWithFingerprint(uuid: string): Promise<{ row: TransactionRow; fingerprint: Buffer } | null> {
+    const rows = await this.sql.rows(
       `SELECT ${TRANSACTION_COLUMNS}, creation_fingerprint AS fingerprint FROM transaction WHERE uuid = $1`,
       [uuid],
+      'transaction-with-fingerprint',
     );
     if (!rows.length) return null;
     const { fingerprint, ...row } = rows[0];
     return { row: toTransactionRow(row), fingerprint: fingerprint as Buffer };
   }
 
-  /** Reads and locks a transaction until the end of the caller's database transaction. */
-  async findForUpdate(manager: EntityManager, uuid: string): Promise<TransactionRow | null> {
-    const rows: Record<string, unknown>[] = await manager.query(
-      `SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE uuid = $1 FOR UPDATE`,
-      [uuid],
-    );
+  async findByUuid(uuid: string): Promise<TransactionRow | null> {
+    const rows = await this.sql.rows(`SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE uuid = $1`, [uuid], 'transaction-by-uuid');
     return rows.length ? toTransactionRow(rows[0]) : null;
   }
 
-  async updateStatus(manager: EntityManager, uuid: string, status: string, updatedAt: Date): Promise<TransactionRow> {
-    const [rows]: [Record<string, unknown>[], number] = await manager.query(
-      `UPDATE transaction SET status = $2, updated_at = $3 WHERE uuid = $1 RETURNING ${TRANSACTION_COLUMNS}`,
-      [uuid, status, updatedAt],
+  /**
+   * Compare-and-set of the status with its `transaction.status_changed` event, in one statement: changes `current`
+   * to `next` only if the stored status and updatedAt are still those of `current` (the row lock of the UPDATE
+   * serialises concurrent changes; a loser changes nothing and gets false). Transactions are otherwise immutable.
+   */
+  async changeStatusWithEvent(current: TransactionRow, next: TransactionRow, event: PlatformEvent, notify: boolean): Promise<boolean> {
+    const rows = await this.sql.rows(
+      `WITH changed AS (
+         UPDATE transaction SET status = $2, updated_at = $3
+          WHERE uuid = $1 AND status = $4 AND date_trunc('milliseconds', updated_at) = $5
+         RETURNING uuid
+       ), appended AS (${outboxInsertFrom('changed', 6)})
+       SELECT ${notifyIf(10)} AS notified FROM changed`,
+      [current.uuid, next.status, next.updatedAt, current.status, current.updatedAt, ...outboxParams(event), notify],
+      'transaction-change-status',
     );
-    return toTransactionRow(rows[0]);
+    return rows.length === 1;
   }
 
   /** One transaction of one merchant: another merchant's uuid is simply not found. */

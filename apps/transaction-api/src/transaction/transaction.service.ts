@@ -4,27 +4,35 @@ import { LATEST_API_VERSION, renderTransaction, resolveThreeDSecure, type Public
 import { ProblemException } from '#platform';
 import { parseInstant } from '../common/instant.js';
 import { ReferenceChecker } from '../merchant/reference.checker.js';
+import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { platformEvent } from '../outbox/platform-event.js';
-import { UnitOfWork, type UnitOfWorkContext } from '../outbox/unit-of-work.js';
 import type { ChangeTransactionStatusDto, CreateTransactionDto } from './transaction.dto.js';
 import { creationFingerprint } from './transaction.fingerprint.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionRow, toTransactionRecord } from './transaction.row.js';
 import { statusMove, TRANSACTION_STATUS_MOVES } from './transaction.status-machine.js';
 
+type LatestTransaction = PublicTransaction<typeof LATEST_API_VERSION>;
+
 export interface RecordedTransaction {
-  transaction: PublicTransaction<typeof LATEST_API_VERSION>;
+  transaction: LatestTransaction;
   /** false when the uuid was recorded before with the same data (an idempotent retry). */
   created: boolean;
 }
 
-/** Records payments and their status changes (platform API), each with its event, in one database transaction. */
+/** A status change that keeps losing races this often is answered 409 (the caller retries). */
+const STATUS_CHANGE_ATTEMPTS = 5;
+
+/**
+ * Records payments and their status changes (platform API). Each change and its event are written by one statement
+ * (see TransactionRepository), i.e. in one database transaction; the relay is woken right after.
+ */
 @Injectable()
 export class TransactionService {
   constructor(
-    private readonly unitOfWork: UnitOfWork,
     private readonly transactions: TransactionRepository,
     private readonly references: ReferenceChecker,
+    private readonly outbox: OutboxWriter,
   ) {}
 
   async record(input: CreateTransactionDto): Promise<RecordedTransaction> {
@@ -36,7 +44,7 @@ export class TransactionService {
     const importedAt = input.createdAt === undefined ? undefined : parseInstant(input.createdAt);
     const now = new Date();
     const createdAt = importedAt ?? now;
-    const row = {
+    const row: TransactionRow = {
       uuid: input.uuid?.toLowerCase() ?? randomUUID(),
       merchantId,
       integrationId,
@@ -53,26 +61,24 @@ export class TransactionService {
     };
     const fingerprint = creationFingerprint({ ...row, createdAt: importedAt?.toISOString() ?? null });
 
-    return this.unitOfWork.run(async ({ manager, emit }) => {
-      const inserted = await this.transactions.insertIfAbsent(manager, { ...row, fingerprint });
-      if (inserted) {
-        await this.emit(emit, 'transaction.created', inserted);
-        return { transaction: render(inserted), created: true };
-      }
-      const existing = await this.transactions.findWithFingerprint(manager, row.uuid);
-      if (!existing || !existing.fingerprint.equals(fingerprint)) {
-        throw new ProblemException(409, 'This uuid was already used to record a transaction with different data.', {
-          errors: [{ field: 'uuid', message: 'is already used by a different transaction' }],
-        });
-      }
-      return { transaction: render(existing.row), created: false };
-    });
+    const inserted = await this.transactions.insertWithEvent({ ...row, fingerprint }, this.event('transaction.created', row), this.outbox.mustNotify);
+    if (inserted) {
+      this.outbox.committed();
+      return { transaction: render(inserted), created: true };
+    }
+    const existing = await this.transactions.findWithFingerprint(row.uuid);
+    if (!existing || !existing.fingerprint.equals(fingerprint)) {
+      throw new ProblemException(409, 'This uuid was already used to record a transaction with different data.', {
+        errors: [{ field: 'uuid', message: 'is already used by a different transaction' }],
+      });
+    }
+    return { transaction: render(existing.row), created: false };
   }
 
   /** Moves a transaction to `status` if the state machine allows it; the same status again changes nothing. */
-  async changeStatus(uuid: string, input: ChangeTransactionStatusDto): Promise<PublicTransaction<typeof LATEST_API_VERSION>> {
-    return this.unitOfWork.run(async ({ manager, emit }) => {
-      const current = await this.transactions.findForUpdate(manager, uuid);
+  async changeStatus(uuid: string, input: ChangeTransactionStatusDto): Promise<LatestTransaction> {
+    for (let attempt = 0; attempt < STATUS_CHANGE_ATTEMPTS; attempt += 1) {
+      const current = await this.transactions.findByUuid(uuid);
       if (!current) throw new ProblemException(404, 'No transaction has this uuid.');
       const move = statusMove(current.status, input.status);
       if (move === 'same') return render(current);
@@ -85,23 +91,25 @@ export class TransactionService {
           { type: 'urn:problem:status-transition', title: 'Status change not allowed' },
         );
       }
-      const updated = await this.transactions.updateStatus(manager, uuid, input.status, new Date());
-      await this.emit(emit, 'transaction.status_changed', updated);
-      return render(updated);
-    });
+      const next: TransactionRow = { ...current, status: input.status, updatedAt: new Date() };
+      if (await this.transactions.changeStatusWithEvent(current, next, this.event('transaction.status_changed', next), this.outbox.mustNotify)) {
+        this.outbox.committed();
+        return render(next);
+      }
+      // Another change won the race: read again and decide again.
+    }
+    throw new ProblemException(409, 'The transaction changed concurrently; send the status again.');
   }
 
-  private emit(emit: UnitOfWorkContext['emit'], type: 'transaction.created' | 'transaction.status_changed', row: TransactionRow) {
-    return emit(
-      platformEvent({
-        type,
-        merchantId: row.merchantId,
-        integrationId: row.integrationId,
-        subjectId: row.uuid,
-        occurredAt: row.updatedAt,
-        data: toTransactionRecord(row),
-      }),
-    );
+  private event(type: 'transaction.created' | 'transaction.status_changed', row: TransactionRow) {
+    return platformEvent({
+      type,
+      merchantId: row.merchantId,
+      integrationId: row.integrationId,
+      subjectId: row.uuid,
+      occurredAt: row.updatedAt,
+      data: toTransactionRecord(row),
+    });
   }
 }
 

@@ -8,7 +8,8 @@ const list = (values: string[]) => values.map((value) => `'${value}'`).join(', '
 
 /**
  * What transaction-api records: transactions, subscriptions, payouts, and the transactional outbox their events
- * wait in until the relay has published them to `payments.events`.
+ * wait in until the relay has published them to `payments.events`. (The writers NOTIFY `outbox_event` themselves,
+ * and only when their own process is not the relay: a NOTIFY serialises commits, so it is not a trigger.)
  *
  * Transactions are read newest first with keyset pagination on (created_at DESC, uuid DESC) inside one merchant;
  * one index per filter the merchant API offers keeps every page an index range scan, whatever its depth.
@@ -91,21 +92,10 @@ export class Transactions1763800410000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX outbox_event_pending_idx ON outbox_event (seq) WHERE sent_at IS NULL`);
     await queryRunner.query(`CREATE INDEX outbox_event_sent_idx ON outbox_event (sent_at) WHERE sent_at IS NOT NULL`);
-    // Wakes the relay as soon as a transaction that wrote events commits (NOTIFY is delivered at COMMIT).
-    await queryRunner.query(`
-      CREATE FUNCTION outbox_event_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_notify('outbox_event', '');
-        RETURN NULL;
-      END $$`);
-    await queryRunner.query(`
-      CREATE TRIGGER outbox_event_notify AFTER INSERT ON outbox_event
-      FOR EACH STATEMENT EXECUTE FUNCTION outbox_event_notify()`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE outbox_event`);
-    await queryRunner.query(`DROP FUNCTION outbox_event_notify()`);
     await queryRunner.query(`DROP TABLE payout`);
     await queryRunner.query(`DROP TABLE subscription`);
     await queryRunner.query(`DROP TABLE transaction`);

@@ -1,0 +1,76 @@
+// The bare baseline of the API benchmark: node:http + pg, no framework, running the same indexed queries as
+// transaction-api's merchant read API for one fixed merchant (no auth, no validation beyond the minimum).
+// Env: DATABASE_URL, MERCHANT_ID, PORT, POOL_SIZE.
+import { createServer } from 'node:http';
+import pg from 'pg';
+
+const COLUMNS = `uuid, merchant_id AS "merchantId", integration_id AS "integrationId", reference_id AS "referenceId",
+  status, psp, type, payment_method AS "paymentMethod", amount, currency, three_d_secure AS "threeDSecure",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 20) });
+const merchantId = process.env.MERCHANT_ID;
+
+const render = (row) => ({
+  uuid: row.uuid,
+  referenceId: row.referenceId,
+  status: row.status,
+  psp: row.psp,
+  type: row.type,
+  paymentMethod: row.paymentMethod,
+  amount: Number(row.amount),
+  currency: row.currency,
+  integrationId: row.integrationId,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+  '3dsecure': row.threeDSecure,
+});
+const send = (res, status, body) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+const server = createServer(async (req, res) => {
+  try {
+    const url = new URL(req.url, 'http://x');
+    const one = /^\/transactions\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (one) {
+      const { rows } = await pool.query({
+        name: 'one',
+        text: `SELECT ${COLUMNS} FROM transaction WHERE uuid = $1 AND merchant_id = $2`,
+        values: [one[1], merchantId],
+      });
+      return rows.length ? send(res, 200, render(rows[0])) : send(res, 404, { status: 404 });
+    }
+    if (url.pathname === '/transactions') {
+      const limit = Number(url.searchParams.get('limit') ?? 20);
+      const cursor = url.searchParams.get('cursor');
+      let rows;
+      if (cursor) {
+        const [time, uuid] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+        ({ rows } = await pool.query({
+          name: 'page-c',
+          text: `SELECT ${COLUMNS} FROM transaction WHERE merchant_id = $1 AND (created_at, uuid) < ($2, $3) ORDER BY created_at DESC, uuid DESC LIMIT $4`,
+          values: [merchantId, new Date(time), uuid, limit + 1],
+        }));
+      } else {
+        ({ rows } = await pool.query({
+          name: 'page',
+          text: `SELECT ${COLUMNS} FROM transaction WHERE merchant_id = $1 ORDER BY created_at DESC, uuid DESC LIMIT $2`,
+          values: [merchantId, limit + 1],
+        }));
+      }
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      const nextCursor = rows.length > limit ? Buffer.from(JSON.stringify([last.createdAt.getTime(), last.uuid])).toString('base64url') : null;
+      return send(res, 200, { data: page.map(render), nextCursor });
+    }
+    send(res, 404, { status: 404 });
+  } catch (error) {
+    send(res, 500, { status: 500, detail: String(error.message) });
+  }
+});
+
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  process.send?.({ port: server.address().port });
+});
+process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));

@@ -1,0 +1,387 @@
+// `npm run bench:api` — transaction-api throughput and latency against a bare node:http + pg baseline.
+//
+//  1. builds transaction-api (tsc) and creates a dedicated database `payments_bench_api` (BENCH_DATABASE_URL),
+//     migrates it and fills it with 1,000,000 transactions of one merchant (generate_series, one statement);
+//  2. starts the real app (production mode, its own RabbitMQ vhost) and the baseline, both on 127.0.0.1;
+//  3. autocannon: retrieve-one (random uuids) and list (limit 20) on page 1, page 1,000 and page 10,000,
+//     app vs baseline in the same run;
+//  4. recording rate: transactions + status changes through the platform API for a fixed time, each with its
+//     outbox event, then the time for the relay to publish everything;
+//  5. prints a Markdown report (also written to bench/results/api-<date>.md) and stops everything it started.
+//
+// Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/payments_bench_api), BENCH_AMQP_URL
+// (default amqp://guest:guest@127.0.0.1:5672, a vhost `bench-api` is created when rabbitmqctl is available),
+// BENCH_ROWS (1000000), BENCH_DURATION (seconds per run, 10), BENCH_CONNECTIONS (32), BENCH_KEEP_DB=1 to keep
+// (and reuse) the filled database.
+import autocannon from 'autocannon';
+import { execFile, fork, spawn } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
+
+const run = promisify(execFile);
+const root = new URL('../../', import.meta.url);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_bench_api';
+const AMQP_BASE = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'read,write').split(',');
+const PLATFORM_TOKEN = randomBytes(24).toString('base64url');
+const VHOST = 'bench-api';
+const children = [];
+const log = (...args) => console.error('[bench:api]', ...args);
+
+for (const url of [DATABASE_URL, AMQP_BASE]) {
+  if (!['127.0.0.1', 'localhost'].includes(new URL(url).hostname)) throw new Error('benchmarks only target 127.0.0.1');
+}
+
+async function main() {
+  log('building transaction-api');
+  await run('npx', ['nx', 'run', 'transaction-api:build', '--output-style=static'], { cwd: root, maxBuffer: 1 << 24 });
+  const persistence = await import(new URL('dist/libs/persistence/src/index.js', root).href);
+
+  const filled = await prepareDatabase(persistence);
+  const amqpUrl = await prepareVhost();
+  try {
+    const app = await startApp(amqpUrl);
+    const baseline = await startBaseline(filled.merchantId);
+    const report = SCENARIOS.includes('read') ? await measure(filled, app, baseline) : { results: [] };
+    if (SCENARIOS.includes('write')) report.write = await measureWrites(app, filled);
+    const markdown = render(report);
+    mkdirSync(new URL('bench/results/', root), { recursive: true });
+    const file = new URL(`bench/results/api-${new Date().toISOString().slice(0, 10)}.md`, root);
+    writeFileSync(file, markdown);
+    console.log(markdown);
+  } finally {
+    await stopChildren();
+    await dropVhost();
+    if (!KEEP_DB) await persistence.dropDatabase(DATABASE_URL);
+  }
+}
+
+async function query(text, values = []) {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function prepareDatabase(persistence) {
+  if (!KEEP_DB) await persistence.dropDatabase(DATABASE_URL);
+  await persistence.ensureDatabase(DATABASE_URL);
+  await persistence.migrate(DATABASE_URL);
+  const existing = await query(`SELECT m.id, count(t.uuid)::int AS n FROM merchant m LEFT JOIN transaction t ON t.merchant_id = m.id
+                                WHERE m.name = 'Bench merchant' GROUP BY m.id`);
+  const apiKey = `pk_${randomBytes(32).toString('base64url')}`;
+  const hash = createHash('sha256').update(apiKey).digest();
+  let merchantId = existing[0]?.id;
+  if (existing[0]?.n >= ROWS) {
+    log(`reusing ${ROWS} transactions`);
+  } else {
+    if (merchantId) throw new Error('the bench database holds a partial fill; drop it (run without BENCH_KEEP_DB)');
+    merchantId = randomUUID();
+    await query(`INSERT INTO merchant (id, name) VALUES ($1, 'Bench merchant')`, [merchantId]);
+    log(`filling ${ROWS.toLocaleString('en')} transactions`);
+    const started = Date.now();
+    await query(
+      `INSERT INTO transaction (uuid, merchant_id, reference_id, status, psp, type, payment_method, amount, currency,
+                                three_d_secure, creation_fingerprint, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'order-' || i,
+              (ARRAY['waiting','confirmed','authorized','refunded','declined'])[1 + i % 5],
+              (ARRAY['Payrexx Direct','Stripe','Adyen'])[1 + i % 3],
+              (ARRAY['e-commerce','e-commerce','pos','tap-to-pay'])[1 + i % 4],
+              (ARRAY['visa','mastercard','twint','amex'])[1 + i % 4],
+              100 + i % 100000, 'CHF',
+              CASE WHEN i % 4 IN (0, 1) AND i % 2 = 0 THEN '{"eci":"05","source":"3ds","version":"2.2.0","flow":"challenge"}'::jsonb END,
+              '\\x00', c, c
+         FROM generate_series(1, $2) AS i, LATERAL (SELECT timestamptz '2025-01-01' + i * interval '17 seconds' AS c) t`,
+      [merchantId, ROWS],
+    );
+    await query('ANALYZE transaction');
+    log(`filled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const integrationId = randomUUID();
+  await query(`INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'Bench', $3, $4)`, [
+    integrationId,
+    merchantId,
+    hash,
+    apiKey.slice(0, 9),
+  ]);
+  const sample = (await query(`SELECT uuid FROM transaction TABLESAMPLE SYSTEM (1) LIMIT 2000`)).map((row) => row.uuid);
+  const deep = async (offset) => {
+    const [row] = await query(
+      `SELECT created_at, uuid FROM transaction WHERE merchant_id = $1 ORDER BY created_at DESC, uuid DESC OFFSET $2 LIMIT 1`,
+      [merchantId, offset],
+    );
+    return Buffer.from(JSON.stringify([row.created_at.getTime(), row.uuid])).toString('base64url');
+  };
+  const deepPage = Math.min(10_000, Math.floor(ROWS / 20) - 1);
+  return { merchantId, integrationId, apiKey, sample, deepPage, cursorDeep: await deep((deepPage - 1) * 20 - 1) };
+}
+
+async function rabbitmqctl(...args) {
+  return run('rabbitmqctl', args, { timeout: 60_000 });
+}
+
+async function prepareVhost() {
+  try {
+    await rabbitmqctl('add_vhost', VHOST).catch(() => undefined);
+    await rabbitmqctl('set_permissions', '-p', VHOST, decodeURIComponent(new URL(AMQP_BASE).username || 'guest'), '.*', '.*', '.*');
+    const url = new URL(AMQP_BASE);
+    url.pathname = `/${VHOST}`;
+    return url.toString();
+  } catch {
+    log('rabbitmqctl not available: using the broker URL as given');
+    return AMQP_BASE;
+  }
+}
+
+async function dropVhost() {
+  await rabbitmqctl('delete_vhost', VHOST).catch(() => undefined);
+}
+
+async function waitForHttp(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function startApp(amqpUrl) {
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const nodeArgs = process.env.BENCH_APP_NODE_ARGS ? process.env.BENCH_APP_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...nodeArgs, new URL('dist/apps/transaction-api/src/main.js', root).pathname], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL,
+      AMQP_URL: amqpUrl,
+      PLATFORM_TOKEN,
+      TRANSACTION_API_PORT: String(port),
+      DATABASE_POOL_SIZE: '20',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(child);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${baseUrl}/health/ready`);
+  log(`transaction-api up at ${baseUrl}`);
+  return baseUrl;
+}
+
+async function startBaseline(merchantId) {
+  const child = fork(new URL('baseline-server.js', import.meta.url).pathname, [], {
+    env: { PATH: process.env.PATH, DATABASE_URL, MERCHANT_ID: merchantId, POOL_SIZE: '20' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  const { port } = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', () => reject(new Error('baseline exited')));
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  log(`baseline up at ${baseUrl}`);
+  return baseUrl;
+}
+
+async function stopChildren() {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+function cannon(name, url, paths, headers = {}) {
+  let next = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections: CONNECTIONS,
+        duration: DURATION,
+        headers,
+        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+        resolve({ name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total });
+      },
+    );
+  });
+}
+
+async function walkTo(app, apiKey, pages) {
+  let cursor = null;
+  for (let page = 1; page < pages; page += 1) {
+    const response = await fetch(`${app}/v1.17/transactions?limit=20${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': apiKey } });
+    cursor = (await response.json()).nextCursor;
+  }
+  return cursor;
+}
+
+async function measure(filled, app, baseline) {
+  const key = { 'x-api-key': filled.apiKey };
+  log('walking to page 1,000 through the API');
+  const cursor1000 = await walkTo(app, filled.apiKey, 1_000);
+  const results = [];
+  // Warm both once, then measure app and baseline back to back per scenario.
+  await cannon('warm-up', app, filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), key);
+  const scenarios = [
+    ['retrieve one', filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), filled.sample.map((uuid) => `/transactions/${uuid}`)],
+    ['list, page 1', ['/v1.17/transactions?limit=20'], ['/transactions?limit=20']],
+    ['list, page 1,000', [`/v1.17/transactions?limit=20&cursor=${cursor1000}`], [`/transactions?limit=20&cursor=${cursor1000}`]],
+    [`list, page ${filled.deepPage.toLocaleString('en')}`, [`/v1.17/transactions?limit=20&cursor=${filled.cursorDeep}`], [`/transactions?limit=20&cursor=${filled.cursorDeep}`]],
+  ];
+  for (const [name, appPaths, basePaths] of scenarios) {
+    log(`measuring ${name}`);
+    const appResult = await cannon(name, app, appPaths, key);
+    const baseResult = await cannon(name, baseline, basePaths);
+    results.push({ name, app: appResult, baseline: baseResult });
+  }
+  return { results };
+}
+
+async function measureWrites(app, filled) {
+  log('measuring recording (transaction + status change, with outbox)');
+  const pool = new HttpPool(app, { connections: CONNECTIONS });
+  const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, 'content-type': 'application/json' };
+  const body = JSON.stringify({
+    merchantId: filled.merchantId, integrationId: filled.integrationId, status: 'waiting', psp: 'Payrexx Direct', type: 'e-commerce',
+    paymentMethod: 'visa', amount: 1990, currency: 'CHF', authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge', cavv: 'x' },
+  });
+  const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
+  let operations = 0;
+  let failures = 0;
+  const latencies = [];
+  const deadline = Date.now() + DURATION * 1000;
+  const started = Date.now();
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      const t0 = performance.now();
+      const created = await pool.request({ method: 'POST', path: '/internal/transactions', headers, body });
+      const { uuid } = await created.body.json();
+      const t1 = performance.now();
+      const moved = await pool.request({ method: 'POST', path: `/internal/transactions/${uuid}/status`, headers, body: '{"status":"confirmed"}' });
+      await moved.body.dump();
+      const t2 = performance.now();
+      if (created.statusCode !== 201 || moved.statusCode !== 200) failures += 1;
+      operations += 2;
+      latencies.push(t1 - t0, t2 - t1);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsed = (Date.now() - started) / 1000;
+  const recordedAt = Date.now();
+  // The relay publishes with confirms; wait until the outbox is empty.
+  for (;;) {
+    const [{ pending }] = await query(`SELECT count(*)::int AS pending FROM outbox_event WHERE sent_at IS NULL`);
+    if (pending === 0) break;
+    if (Date.now() - recordedAt > 120_000) throw new Error('the relay did not drain the outbox');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const drainedAt = Date.now();
+  const [timing] = await query(
+    `SELECT count(*)::int AS events,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p99
+       FROM outbox_event WHERE seq > $1`,
+    [before],
+  );
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    operations,
+    failures,
+    rate: operations / elapsed,
+    p50: latencies[Math.floor(latencies.length * 0.5)],
+    p99: latencies[Math.floor(latencies.length * 0.99)],
+    events: timing.events,
+    drainAfterLoadMs: drainedAt - recordedAt,
+    outboxP50: Number(timing.p50),
+    outboxP99: Number(timing.p99),
+  };
+}
+
+function render(report) {
+  const f = (n, digits = 0) => Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const lines = [
+    `## Run of ${new Date().toISOString()}`,
+    '',
+    `${ROWS.toLocaleString('en')} transactions of one merchant; autocannon, ${CONNECTIONS} connections, ${DURATION} s per run; ` +
+      `node ${process.version}, ${(await_cpus())} CPUs, app and baseline each with a pool of 20 PostgreSQL connections.`,
+    '',
+    ...(report.results.length ? [] : ['(read scenarios not run)']),
+    '| scenario | app req/s | app p50 ms | app p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | app / baseline |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.results.map(
+      ({ name, app, baseline }) =>
+        `| ${name} | ${f(app.rps)} | ${f(app.p50, 1)} | ${f(app.p99, 1)} | ${f(baseline.rps)} | ${f(baseline.p50, 1)} | ${f(baseline.p99, 1)} | ${f(app.rps / baseline.rps, 2)} |`,
+    ),
+    '',
+  ];
+  const page1 = report.results.find((r) => r.name === 'list, page 1');
+  const page1000 = report.results.find((r) => r.name === 'list, page 1,000');
+  const deepest = report.results[report.results.length - 1];
+  if (page1 && page1000) {
+    lines.push(
+      `List p99, page 1,000 / page 1: **${f(page1000.app.p99 / page1.app.p99, 2)}×** (goal ≤ 1.5×); ${deepest.name.replace('list, ', '')} / page 1: ${f(deepest.app.p99 / page1.app.p99, 2)}×.`,
+      '',
+    );
+  }
+  if (report.write) {
+    lines.push(
+      `Recording through the platform API (create + status change, each with its outbox event, ${CONNECTIONS} concurrent clients): ` +
+        `**${f(report.write.rate)} operations/s** (goal ≥ 2,000/s), p50 ${f(report.write.p50, 1)} ms, p99 ${f(report.write.p99, 1)} ms, ` +
+        `${report.write.failures} failures; ${f(report.write.events)} events published with confirms, outbox commit → confirmed ` +
+        `p50 ${f(report.write.outboxP50, 1)} ms, p99 ${f(report.write.outboxP99, 1)} ms under this load; backlog drained ${f(report.write.drainAfterLoadMs)} ms after the load stopped.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+function await_cpus() {
+  return globalThis.navigator?.hardwareConcurrency ?? '?';
+}
+
+const timeout = setTimeout(() => {
+  log('benchmark took longer than 20 minutes: stopping');
+  void stopChildren().finally(() => process.exit(2));
+}, 20 * 60_000);
+timeout.unref();
+
+main().then(
+  () => process.exit(0),
+  async (error) => {
+    log(`failed: ${error.stack ?? error}`);
+    await stopChildren();
+    process.exit(1);
+  },
+);

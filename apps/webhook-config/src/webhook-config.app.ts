@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
 import type { WebhookConfigConfig } from './config/webhook-config.config.js';
+import { acceptOnlyJsonBodies } from './http/json-only.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { mountUi } from './ui/ui.assets.js';
 
@@ -15,7 +16,9 @@ export async function createWebhookConfigApp(config: WebhookConfigConfig): Promi
     trustProxy: config.trustProxy,
   });
   await app.register(fastifyCookie);
-  addSecurityHeaders(app.getHttpAdapter().getInstance());
+  const fastify = app.getHttpAdapter().getInstance();
+  addSecurityHeaders(fastify);
+  acceptOnlyJsonBodies(fastify);
   await mountUi(app);
   if (config.allowPrivateTargets) warnPrivateTargets();
   return app;

@@ -158,6 +158,24 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
     }
   }, 60_000);
 
+  it('accepts sign-in only as JSON: a cross-site form (text/plain or urlencoded) cannot sign anyone in', async () => {
+    for (const [type, body] of [
+      ['text/plain', JSON.stringify({ email, password: PASSWORD })],
+      ['application/x-www-form-urlencoded', `email=${encodeURIComponent(email)}&password=${encodeURIComponent(PASSWORD)}`],
+      ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${email}\r\n--x--\r\n`],
+    ]) {
+      const response = await fetch(`${running.baseUrl}/api/session`, { method: 'POST', headers: { 'content-type': type, 'x-forwarded-for': newAddress() }, body });
+      expect([type, response.status]).toEqual([type, 415]);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      expect(response.headers.getSetCookie()).toEqual([]);
+    }
+    const json = await call(running.baseUrl, 'POST', '/api/session', {
+      body: { email, password: PASSWORD },
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-forwarded-for': newAddress() },
+    });
+    expect(json.status).toBe(200);
+  });
+
   it('names the field when the sign-in body is incomplete', async () => {
     const answer = await signInAs({ email });
     expect(answer.status).toBe(400);

@@ -15,7 +15,7 @@ const KNOWN: Record<number, StatusExplanation> = {
   0: {
     title: 'No response (timeout or connection failed)',
     cause:
-      'Your server did not send a complete answer in time, or it could not be reached at all: the address may not exist, the connection may have been refused, or the HTTPS certificate may be invalid. The error column says which.',
+      'Your server did not send a complete answer in time, or it could not be reached at all: the address may not exist, the connection may have been refused, or the HTTPS certificate may be invalid. The technical details (the error) say which.',
     remedy:
       'Check that the URL is correct and that your server is online and reachable from the internet with a valid certificate. Answer quickly: reply 200 first, then do slow work (e-mails, stock updates) afterwards.',
   },

@@ -36,8 +36,11 @@ export const ROUTING_KEYS = {
 /** A message redelivered this many times (handler crashed or process died each time) is parked. */
 export const POISON_DELIVERY_LIMIT = 20;
 
-/** A delivery deferred because its webhook has too many attempts in flight comes back after this long. */
-export const DEFER_DELAY_MS = 1_000;
+/**
+ * A delivery deferred because its webhook has too many attempts in flight comes back after the n-th of
+ * these delays (the last one repeating): a webhook that stays saturated costs ever fewer bounces.
+ */
+export const DEFER_DELAYS_MS = [1_000, 5_000, 30_000] as const;
 
 /** Name of the delay queue for one retry delay. One queue per distinct delay keeps quorum-queue TTLs FIFO. */
 export const retryQueueName = (delayMs: number) => `dispatcher.retry.${delayMs}ms`;
@@ -82,7 +85,7 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   });
   await channel.bindQueue(QUEUES.deliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliver);
 
-  for (const delayMs of new Set([...options.retryDelaysMs, DEFER_DELAY_MS])) {
+  for (const delayMs of new Set([...options.retryDelaysMs, ...DEFER_DELAYS_MS])) {
     await channel.assertQueue(retryQueueName(delayMs), {
       durable: true,
       arguments: {

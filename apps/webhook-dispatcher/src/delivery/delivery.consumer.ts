@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AmqpClient, ATTEMPT_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
+import { AmqpClient, ATTEMPT_HEADER, DEFERRALS_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryService } from './delivery.service.js';
 
@@ -31,7 +31,12 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
           return 'reject';
         }
         const attempt = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
-        await this.deliveries.attempt(message, Number.isInteger(attempt) && attempt >= 1 ? attempt : 1);
+        const deferrals = Number(raw.properties.headers?.[DEFERRALS_HEADER] ?? 0);
+        await this.deliveries.attempt(
+          message,
+          Number.isInteger(attempt) && attempt >= 1 ? attempt : 1,
+          Number.isInteger(deferrals) && deferrals >= 0 ? deferrals : 0,
+        );
         return 'ack';
       },
       { prefetch: this.config.concurrency },

@@ -4,7 +4,8 @@ import { buildWebhookHeaders, type WebhookContentType } from '#domain';
 import {
   AmqpClient,
   ATTEMPT_HEADER,
-  DEFER_DELAY_MS,
+  DEFER_DELAYS_MS,
+  DEFERRALS_HEADER,
   EXCHANGES,
   ROUTING_KEYS,
   retryQueueName,
@@ -44,7 +45,7 @@ export class DeliveryService {
     private readonly metrics: DispatcherMetrics,
   ) {}
 
-  async attempt(message: DeliveryMessage, attempt: number): Promise<AttemptOutcome> {
+  async attempt(message: DeliveryMessage, attempt: number, deferrals = 0): Promise<AttemptOutcome> {
     const snapshot = message.snapshot ?? (await this.deliveries.findSnapshot(message.deliveryId));
     if (!snapshot) {
       this.logger.warn(`delivery ${message.deliveryId} no longer exists (webhook deleted); dropped`);
@@ -56,7 +57,8 @@ export class DeliveryService {
 
     const busy = this.inFlightByWebhook.get(webhook.id) ?? 0;
     if (busy >= MAX_IN_FLIGHT_PER_WEBHOOK) {
-      await this.republish(message, attempt, retryQueueName(DEFER_DELAY_MS));
+      const delayMs = DEFER_DELAYS_MS[Math.min(deferrals, DEFER_DELAYS_MS.length - 1)];
+      await this.republish(message, attempt, retryQueueName(delayMs), message.snapshot, deferrals + 1);
       this.metrics.scheduled.inc({ decision: 'deferred' });
       return 'deferred';
     }
@@ -139,11 +141,17 @@ export class DeliveryService {
   }
 
   /** Sends the message to a delay queue; it dead-letters back to the delivery queue after the delay. */
-  private async republish(message: DeliveryMessage, attempt: number, queue: string, snapshot?: DeliverySnapshot) {
+  private async republish(
+    message: DeliveryMessage,
+    attempt: number,
+    queue: string,
+    snapshot?: DeliverySnapshot,
+    deferrals = 0,
+  ) {
     const body: DeliveryMessage = snapshot ? { ...message, snapshot } : message;
     await this.amqp.publish('', queue, Buffer.from(JSON.stringify(body)), {
       messageId: message.deliveryId,
-      headers: { [ATTEMPT_HEADER]: attempt },
+      headers: { [ATTEMPT_HEADER]: attempt, [DEFERRALS_HEADER]: deferrals },
     });
   }
 

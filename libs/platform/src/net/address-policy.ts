@@ -26,8 +26,8 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form (::7f00:1)
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT)
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],

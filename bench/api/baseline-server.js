@@ -1,6 +1,8 @@
 // The bare baseline of the API benchmark: node:http + pg, no framework, running the same indexed queries as
 // transaction-api's merchant read API for one fixed merchant (no auth, no validation beyond the minimum).
-// Env: DATABASE_URL, MERCHANT_ID, PORT, POOL_SIZE.
+// Also the same write statements (a transaction or a status change together with its outbox row), to show what
+// the machine allows without the framework. Env: DATABASE_URL, MERCHANT_ID, PORT, POOL_SIZE.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import pg from 'pg';
 
@@ -29,9 +31,55 @@ const send = (res, status, body) => {
   res.end(JSON.stringify(body));
 };
 
+const readBody = async (req) => {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+};
+const event = (type, row) => {
+  const id = randomUUID();
+  const payload = { id, type, category: 'transaction', merchantId, integrationId: row.integrationId ?? null, occurredAt: new Date().toISOString(), subjectId: row.uuid, data: row };
+  return [id, type, row.uuid, JSON.stringify(payload)];
+};
+
+async function create(req, res) {
+  const body = await readBody(req);
+  const now = new Date();
+  const row = { uuid: randomUUID(), referenceId: null, status: body.status, psp: body.psp, type: body.type, paymentMethod: body.paymentMethod,
+    amount: body.amount, currency: body.currency, integrationId: null, createdAt: now, updatedAt: now, threeDSecure: null };
+  const { rows } = await pool.query({
+    name: 'create',
+    text: `WITH inserted AS (
+             INSERT INTO transaction (uuid, merchant_id, status, psp, type, payment_method, amount, currency, creation_fingerprint, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '\\x00', $9, $9) ON CONFLICT (uuid) DO NOTHING RETURNING ${COLUMNS}
+           ), appended AS (INSERT INTO outbox_event (id, type, subject_id, payload) SELECT $10, $11, $12, $13 FROM inserted)
+           SELECT * FROM inserted`,
+    values: [row.uuid, merchantId, row.status, row.psp, row.type, row.paymentMethod, row.amount, row.currency, now, ...event('transaction.created', row)],
+  });
+  send(res, 201, render(rows[0]));
+}
+
+async function changeStatus(req, res, uuid) {
+  const body = await readBody(req);
+  const { rows } = await pool.query({ name: 'current', text: `SELECT ${COLUMNS} FROM transaction WHERE uuid = $1`, values: [uuid] });
+  const current = rows[0];
+  const next = { ...render(current), status: body.status, updatedAt: new Date() };
+  await pool.query({
+    name: 'change',
+    text: `WITH changed AS (UPDATE transaction SET status = $2, updated_at = $3 WHERE uuid = $1 AND status = $4 RETURNING uuid),
+           appended AS (INSERT INTO outbox_event (id, type, subject_id, payload) SELECT $5, $6, $7, $8 FROM changed)
+           SELECT 1 FROM changed`,
+    values: [uuid, body.status, next.updatedAt, current.status, ...event('transaction.status_changed', next)],
+  });
+  send(res, 200, next);
+}
+
 const server = createServer(async (req, res) => {
   try {
     const url = new URL(req.url, 'http://x');
+    if (req.method === 'POST' && url.pathname === '/transactions') return await create(req, res);
+    const status = /^\/transactions\/([0-9a-f-]{36})\/status$/.exec(url.pathname);
+    if (req.method === 'POST' && status) return await changeStatus(req, res, status[1]);
     const one = /^\/transactions\/([0-9a-f-]{36})$/.exec(url.pathname);
     if (one) {
       const { rows } = await pool.query({

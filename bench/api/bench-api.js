@@ -26,7 +26,8 @@ const root = new URL('../../', import.meta.url);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_bench_api';
 const AMQP_BASE = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'read,write').split(',');
@@ -49,8 +50,8 @@ async function main() {
   try {
     const app = await startApp(amqpUrl);
     const baseline = await startBaseline(filled.merchantId);
-    const report = SCENARIOS.includes('read') ? await measure(filled, app, baseline) : { results: [] };
-    if (SCENARIOS.includes('write')) report.write = await measureWrites(app, filled);
+    const report = SCENARIOS.includes('read') ? await measure(filled, app, baseline) : { results: [], plans: [] };
+    if (SCENARIOS.includes('write')) report.write = await measureWrites(app, baseline, filled);
     const markdown = render(report);
     mkdirSync(new URL('bench/results/', root), { recursive: true });
     const file = new URL(`bench/results/api-${new Date().toISOString().slice(0, 10)}.md`, root);
@@ -246,49 +247,74 @@ async function walkTo(app, apiKey, pages) {
   return cursor;
 }
 
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
 async function measure(filled, app, baseline) {
   const key = { 'x-api-key': filled.apiKey };
   log('walking to page 1,000 through the API');
   const cursor1000 = await walkTo(app, filled.apiKey, 1_000);
-  const results = [];
-  // Warm both once, then measure app and baseline back to back per scenario.
-  await cannon('warm-up', app, filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), key);
+  const deepName = `list, page ${filled.deepPage.toLocaleString('en')}`;
   const scenarios = [
     ['retrieve one', filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), filled.sample.map((uuid) => `/transactions/${uuid}`)],
     ['list, page 1', ['/v1.17/transactions?limit=20'], ['/transactions?limit=20']],
     ['list, page 1,000', [`/v1.17/transactions?limit=20&cursor=${cursor1000}`], [`/transactions?limit=20&cursor=${cursor1000}`]],
-    [`list, page ${filled.deepPage.toLocaleString('en')}`, [`/v1.17/transactions?limit=20&cursor=${filled.cursorDeep}`], [`/transactions?limit=20&cursor=${filled.cursorDeep}`]],
+    [deepName, [`/v1.17/transactions?limit=20&cursor=${filled.cursorDeep}`], [`/transactions?limit=20&cursor=${filled.cursorDeep}`]],
   ];
-  for (const [name, appPaths, basePaths] of scenarios) {
-    log(`measuring ${name}`);
-    const appResult = await cannon(name, app, appPaths, key);
-    const baseResult = await cannon(name, baseline, basePaths);
-    results.push({ name, app: appResult, baseline: baseResult });
+  // Warm both, then ROUNDS rounds of every scenario (app, then baseline) so that a change in the machine's load
+  // hits app and baseline, and every page depth, alike; each figure is the median over the rounds.
+  await cannon('warm-up', app, filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), key);
+  await cannon('warm-up', baseline, filled.sample.map((uuid) => `/transactions/${uuid}`));
+  const runs = new Map(scenarios.map(([name]) => [name, { app: [], baseline: [] }]));
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const [name, appPaths, basePaths] of scenarios) {
+      log(`round ${round}/${ROUNDS}: ${name}`);
+      runs.get(name).app.push(await cannon(name, app, appPaths, key));
+      runs.get(name).baseline.push(await cannon(name, baseline, basePaths));
+    }
   }
-  return { results };
+  const summary = (list) => ({ rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) });
+  const results = scenarios.map(([name]) => ({ name, app: summary(runs.get(name).app), baseline: summary(runs.get(name).baseline) }));
+  return { results, plans: await explainPages(filled, cursor1000) };
 }
 
-async function measureWrites(app, filled) {
-  log('measuring recording (transaction + status change, with outbox)');
-  const pool = new HttpPool(app, { connections: CONNECTIONS });
-  const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, 'content-type': 'application/json' };
-  const body = JSON.stringify({
-    merchantId: filled.merchantId, integrationId: filled.integrationId, status: 'waiting', psp: 'Payrexx Direct', type: 'e-commerce',
-    paymentMethod: 'visa', amount: 1990, currency: 'CHF', authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge', cavv: 'x' },
-  });
-  const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
+/** What PostgreSQL does for one list page at each depth: execution time and buffers touched (EXPLAIN ANALYZE). */
+async function explainPages(filled, cursor1000) {
+  const decode = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const pages = [['page 1', null], ['page 1,000', decode(cursor1000)], [`page ${filled.deepPage.toLocaleString('en')}`, decode(filled.cursorDeep)]];
+  const plans = [];
+  for (const [name, cursor] of pages) {
+    const keyset = cursor ? ' AND (created_at, uuid) < ($2, $3)' : '';
+    const values = cursor ? [filled.merchantId, new Date(cursor[0]), cursor[1]] : [filled.merchantId];
+    const times = [];
+    let plan;
+    for (let i = 0; i < 5; i += 1) {
+      const [row] = await query(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM transaction WHERE merchant_id = $1${keyset} ORDER BY created_at DESC, uuid DESC LIMIT 21`,
+        values,
+      );
+      plan = row['QUERY PLAN'][0];
+      times.push(plan['Execution Time']);
+    }
+    const node = plan.Plan.Plans?.[0] ?? plan.Plan;
+    plans.push({ name, ms: median(times), buffers: (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0), node: `${node['Node Type']} using ${node['Index Name']}` });
+  }
+  return plans;
+}
+
+async function writeLoad(target, paths, headers, body) {
+  const pool = new HttpPool(target, { connections: CONNECTIONS });
   let operations = 0;
   let failures = 0;
   const latencies = [];
-  const deadline = Date.now() + DURATION * 1000;
+  const deadline = Date.now() + DURATION * 2 * 1000;
   const started = Date.now();
   const worker = async () => {
     while (Date.now() < deadline) {
       const t0 = performance.now();
-      const created = await pool.request({ method: 'POST', path: '/internal/transactions', headers, body });
+      const created = await pool.request({ method: 'POST', path: paths.create, headers, body });
       const { uuid } = await created.body.json();
       const t1 = performance.now();
-      const moved = await pool.request({ method: 'POST', path: `/internal/transactions/${uuid}/status`, headers, body: '{"status":"confirmed"}' });
+      const moved = await pool.request({ method: 'POST', path: paths.status(uuid), headers, body: '{"status":"confirmed"}' });
       await moved.body.dump();
       const t2 = performance.now();
       if (created.statusCode !== 201 || moved.statusCode !== 200) failures += 1;
@@ -298,6 +324,24 @@ async function measureWrites(app, filled) {
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   const elapsed = (Date.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return { operations, failures, rate: operations / elapsed, p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.floor(latencies.length * 0.99)] };
+}
+
+async function measureWrites(app, baseline, filled) {
+  log('measuring recording (transaction + status change, with outbox): baseline');
+  const body = JSON.stringify({
+    merchantId: filled.merchantId, integrationId: filled.integrationId, status: 'waiting', psp: 'Payrexx Direct', type: 'e-commerce',
+    paymentMethod: 'visa', amount: 1990, currency: 'CHF', authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge', cavv: 'x' },
+  });
+  const bare = await writeLoad(baseline, { create: '/transactions', status: (uuid) => `/transactions/${uuid}/status` }, { 'content-type': 'application/json' }, body);
+  // The baseline's outbox rows are not the app's to publish.
+  await query(`UPDATE outbox_event SET sent_at = now() WHERE sent_at IS NULL`);
+  log('measuring recording (transaction + status change, with outbox): app');
+  const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
+  const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, 'content-type': 'application/json' };
+  const result = await writeLoad(app, { create: '/internal/transactions', status: (uuid) => `/internal/transactions/${uuid}/status` }, headers, body);
   const recordedAt = Date.now();
   // The relay publishes with confirms; wait until the outbox is empty.
   for (;;) {
@@ -314,19 +358,38 @@ async function measureWrites(app, filled) {
        FROM outbox_event WHERE seq > $1`,
     [before],
   );
+  const steady = await steadyRelay(app, headers, body);
+  return { ...result, baseline: bare, events: timing.events, drainAfterLoadMs: drainedAt - recordedAt, outboxP50: Number(timing.p50), outboxP99: Number(timing.p99), steady };
+}
+
+/** Relay latency at a steady 200 transactions/s (the dispatcher's design load): commit → broker confirm. */
+async function steadyRelay(app, headers, body) {
+  log('measuring the relay at a steady 200 events/s');
+  const pool = new HttpPool(app, { connections: 16 });
+  const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
+  const inflight = [];
+  const started = Date.now();
+  for (let i = 0; Date.now() - started < DURATION * 1000; i += 1) {
+    inflight.push(pool.request({ method: 'POST', path: '/internal/transactions', headers, body }).then((r) => r.body.dump()));
+    const due = started + (i + 1) * 5;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  await Promise.all(inflight);
   await pool.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    operations,
-    failures,
-    rate: operations / elapsed,
-    p50: latencies[Math.floor(latencies.length * 0.5)],
-    p99: latencies[Math.floor(latencies.length * 0.99)],
-    events: timing.events,
-    drainAfterLoadMs: drainedAt - recordedAt,
-    outboxP50: Number(timing.p50),
-    outboxP99: Number(timing.p99),
-  };
+  for (;;) {
+    const [{ pending }] = await query(`SELECT count(*)::int AS pending FROM outbox_event WHERE sent_at IS NULL`);
+    if (pending === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const [timing] = await query(
+    `SELECT count(*)::int AS events,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p99
+       FROM outbox_event WHERE seq > $1`,
+    [before],
+  );
+  return { events: timing.events, p50: Number(timing.p50), p99: Number(timing.p99) };
 }
 
 function render(report) {
@@ -334,33 +397,45 @@ function render(report) {
   const lines = [
     `## Run of ${new Date().toISOString()}`,
     '',
-    `${ROWS.toLocaleString('en')} transactions of one merchant; autocannon, ${CONNECTIONS} connections, ${DURATION} s per run; ` +
-      `node ${process.version}, ${(await_cpus())} CPUs, app and baseline each with a pool of 20 PostgreSQL connections.`,
-    '',
-    ...(report.results.length ? [] : ['(read scenarios not run)']),
-    '| scenario | app req/s | app p50 ms | app p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | app / baseline |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...report.results.map(
-      ({ name, app, baseline }) =>
-        `| ${name} | ${f(app.rps)} | ${f(app.p50, 1)} | ${f(app.p99, 1)} | ${f(baseline.rps)} | ${f(baseline.p50, 1)} | ${f(baseline.p99, 1)} | ${f(app.rps / baseline.rps, 2)} |`,
-    ),
+    `${ROWS.toLocaleString('en')} transactions of one merchant; autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, ` +
+      `median of ${ROUNDS} rounds; node ${process.version}, ${await_cpus()} CPUs; app and baseline each with a pool of 20 PostgreSQL connections.`,
     '',
   ];
-  const page1 = report.results.find((r) => r.name === 'list, page 1');
-  const page1000 = report.results.find((r) => r.name === 'list, page 1,000');
-  const deepest = report.results[report.results.length - 1];
-  if (page1 && page1000) {
+  if (report.results.length) {
+    lines.push(
+      '| scenario | app req/s | app p50 ms | app p99 ms | baseline req/s | baseline p50 ms | baseline p99 ms | app / baseline |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...report.results.map(
+        ({ name, app, baseline }) =>
+          `| ${name} | ${f(app.rps)} | ${f(app.p50, 1)} | ${f(app.p99, 1)} | ${f(baseline.rps)} | ${f(baseline.p50, 1)} | ${f(baseline.p99, 1)} | ${f(app.rps / baseline.rps, 2)} |`,
+      ),
+      '',
+    );
+    const page1 = report.results.find((r) => r.name === 'list, page 1');
+    const page1000 = report.results.find((r) => r.name === 'list, page 1,000');
+    const deepest = report.results[report.results.length - 1];
     lines.push(
       `List p99, page 1,000 / page 1: **${f(page1000.app.p99 / page1.app.p99, 2)}×** (goal ≤ 1.5×); ${deepest.name.replace('list, ', '')} / page 1: ${f(deepest.app.p99 / page1.app.p99, 2)}×.`,
+      '',
+      'PostgreSQL for one page (EXPLAIN ANALYZE, median of 5):',
+      '',
+      '| page | execution ms | buffers | plan |',
+      '|---|---:|---:|---|',
+      ...report.plans.map((plan) => `| ${plan.name} | ${f(plan.ms, 3)} | ${plan.buffers} | ${plan.node} |`),
       '',
     );
   }
   if (report.write) {
+    const w = report.write;
     lines.push(
-      `Recording through the platform API (create + status change, each with its outbox event, ${CONNECTIONS} concurrent clients): ` +
-        `**${f(report.write.rate)} operations/s** (goal ≥ 2,000/s), p50 ${f(report.write.p50, 1)} ms, p99 ${f(report.write.p99, 1)} ms, ` +
-        `${report.write.failures} failures; ${f(report.write.events)} events published with confirms, outbox commit → confirmed ` +
-        `p50 ${f(report.write.outboxP50, 1)} ms, p99 ${f(report.write.outboxP99, 1)} ms under this load; backlog drained ${f(report.write.drainAfterLoadMs)} ms after the load stopped.`,
+      `Recording through the platform API (create + status change, each with its outbox event, ${CONNECTIONS} concurrent clients, ${DURATION * 2} s): ` +
+        `**${f(w.rate)} operations/s** (goal ≥ 2,000/s), p50 ${f(w.p50, 1)} ms, p99 ${f(w.p99, 1)} ms, ${w.failures} failures. ` +
+        `Bare baseline (node:http + pg, the same statements): ${f(w.baseline.rate)} operations/s, p50 ${f(w.baseline.p50, 1)} ms, p99 ${f(w.baseline.p99, 1)} ms ` +
+        `(app / baseline ${f(w.rate / w.baseline.rate, 2)}).`,
+      '',
+      `Outbox under that load: ${f(w.events)} events published with confirms; commit → confirmed p50 ${f(w.outboxP50, 1)} ms, p99 ${f(w.outboxP99, 1)} ms; ` +
+        `backlog drained ${f(w.drainAfterLoadMs)} ms after the load stopped. At a steady 200 transactions/s: ${f(w.steady.events)} events, ` +
+        `commit → confirmed p50 ${f(w.steady.p50, 1)} ms, p99 ${f(w.steady.p99, 1)} ms.`,
       '',
     );
   }

@@ -43,8 +43,16 @@ export class OutboxStore {
     });
   }
 
-  async deleteSentBefore(before: Date): Promise<number> {
-    const result = await this.client.query('DELETE FROM outbox_event WHERE sent_at < $1', [before]);
-    return result.rowCount ?? 0;
+  /** Deletes published events older than `before`, in batches so no statement holds many locks for long. */
+  async deleteSentBefore(before: Date, batch = 10_000): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const result = await this.client.query(
+        'DELETE FROM outbox_event WHERE seq IN (SELECT seq FROM outbox_event WHERE sent_at < $1 LIMIT $2)',
+        [before, batch],
+      );
+      deleted += result.rowCount ?? 0;
+      if ((result.rowCount ?? 0) < batch) return deleted;
+    }
   }
 }

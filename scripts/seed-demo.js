@@ -95,7 +95,7 @@ export async function seedDemo({ env, ports }) {
     }
     const suffix = existing ? `+${randomBytes(3).toString('hex')}` : '';
     saved.email = `demo${suffix}@example.com`;
-    saved.password = `demo-${randomBytes(9).toString('base64url')}`;
+    saved.password = `Pay-${randomBytes(12).toString("base64url")}`;
     await backend(`/internal/merchants/${merchantId}/users`, { email: saved.email, password: saved.password });
     mkdirSync(new URL('.', FILE), { recursive: true });
     writeFileSync(FILE, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });

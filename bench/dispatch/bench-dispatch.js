@@ -27,13 +27,16 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
 const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } = await import('../lib/infra.js');
 const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } = await import('../../dist/libs/domain/src/index.js');
 const { SecretCipher } = await import('../../dist/libs/platform/src/crypto/secret-cipher.js');
-const { AmqpClient, EXCHANGES } = await import('../../dist/libs/messaging/src/index.js');
+const { AmqpClient, EXCHANGES, publishWebhookChanged } = await import('../../dist/libs/messaging/src/index.js');
 const { Agent, request } = await import('undici');
 
 const infra = await freshInfrastructure('dispatch');
 const db = new pg.Pool({ connectionString: infra.databaseUrl, max: 4 });
 const cipher = new SecretCipher(Buffer.from(BENCH_KEY, 'base64'));
 const results = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, date: new Date().toISOString() };
+
+const configChanges = new AmqpClient({ url: infra.amqpUrl, name: 'bench-config', topology: { retryDelaysMs: [] } });
+await configChanges.waitForConnect();
 
 const receiver = fork(new URL('./receiver.js', import.meta.url), { env: { ...process.env, RECORD_ARRIVALS: '1' } });
 const receiverPort = await new Promise((resolve) => receiver.once('message', (m) => resolve(m.port)));
@@ -71,6 +74,7 @@ async function createWebhook(merchantId, url) {
     [id, merchantId, url],
   );
   await db.query('INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)', [randomUUID(), id, cipher.encrypt(secret, id)]);
+  await publishWebhookChanged(configChanges, { webhookId: id, merchantId }); // as webhook-config does
   return { id, secret, url };
 }
 
@@ -179,6 +183,7 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
 }
 
 receiver.kill();
+await configChanges.close();
 await db.end();
 await infra.cleanup();
 mkdirSync('bench/results', { recursive: true });

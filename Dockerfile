@@ -1,0 +1,20 @@
+# One image for the three apps (and the migration job); the command picks the app.
+#   docker build -t payments-platform .
+#   docker run payments-platform node dist/apps/webhook-dispatcher/src/main.js
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npx nx run-many -t build --output-style=static
+
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Runtime dependencies only; the image's own Node 24 runs the apps.
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3000 3001 3002
+CMD ["node", "--enable-source-maps", "dist/apps/transaction-api/src/main.js"]

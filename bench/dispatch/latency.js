@@ -1,0 +1,95 @@
+// Latency scenario of bench:dispatch: status changes through transaction-api's platform API at a steady rate;
+// latency = receiver arrival − the API's answer, for every (status change, healthy webhook) pair.
+const TOKEN = 'bench-platform-token-0123456789';
+
+export async function latencyScenario(ctx) {
+  const { infra, ask, base, createWebhook, startApp, waitReady, stopChild, percentile, round, dispatcherEnv, RATE, SECONDS } = ctx;
+  const api = 'http://127.0.0.1:3901';
+  const transactionApi = startApp('transaction-api', {
+    DATABASE_URL: infra.databaseUrl,
+    AMQP_URL: infra.amqpUrl,
+    PLATFORM_TOKEN: TOKEN,
+    TRANSACTION_API_PORT: '3901',
+  });
+  const dispatcher = startApp('webhook-dispatcher', dispatcherEnv);
+  try {
+    await waitReady(`${api}/health/ready`);
+    await waitReady('http://127.0.0.1:3902/health/ready');
+    const post = async (path, body) => {
+      const response = await fetch(`${api}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+      return response.json();
+    };
+    const merchant = await post('/internal/merchants', { name: 'Latency merchant' });
+    const integration = await post(`/internal/merchants/${merchant.id}/integrations`, { name: 'shop' });
+
+    // Transactions to move during the measurement, created before any webhook exists.
+    const total = RATE * SECONDS;
+    const uuids = [];
+    for (let i = 0; i < total; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, total - i) }, (_, j) =>
+          post('/internal/transactions', {
+            merchantId: merchant.id, integrationId: integration.id, referenceId: `lat-${i + j}`, status: 'waiting',
+            psp: 'Payrexx Direct', type: 'e-commerce', paymentMethod: 'visa', amount: 1990, currency: 'CHF',
+            authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
+          }),
+        ),
+      );
+      uuids.push(...batch.map((t) => t.uuid));
+    }
+    const healthy = ctx.webhooks;
+    for (let i = 0; i < healthy; i += 1) await createWebhook(merchant.id, `${base}/lat/${i}`);
+    for (let i = 0; i < ctx.blackHoles; i += 1) await createWebhook(merchant.id, `${base}/black-hole/${i}`);
+    // Let the creation events drain (no webhook matched them), and let the dispatcher see the new webhooks.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await ask('arrivals');
+
+    const answered = new Map();
+    const started = performance.now();
+    const inFlight = [];
+    for (let i = 0; i < total; i += 1) {
+      const due = started + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const uuid = uuids[i];
+      inFlight.push(
+        post(`/internal/transactions/${uuid}/status`, { status: 'confirmed' }).then(() =>
+          answered.set(uuid, performance.timeOrigin + performance.now()),
+        ),
+      );
+    }
+    await Promise.all(inFlight);
+    const achievedRate = round(total / ((performance.now() - started) / 1000), 0);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const { arrivals } = await ask('arrivals');
+    const latencies = [];
+    const seen = new Set();
+    for (const [uuid, at, url] of arrivals) {
+      if (!url.startsWith('/lat/') || !answered.has(uuid)) continue;
+      const key = `${uuid} ${url}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      latencies.push(at - answered.get(uuid));
+    }
+    latencies.sort((a, b) => a - b);
+    return {
+      statusChangesPerSecond: achievedRate,
+      seconds: SECONDS,
+      healthyWebhooks: healthy,
+      neverAnsweringWebhooks: ctx.blackHoles,
+      expectedDeliveries: total * healthy,
+      measuredDeliveries: latencies.length,
+      p50ms: round(percentile(latencies, 50)),
+      p99ms: round(percentile(latencies, 99)),
+      maxMs: round(latencies[latencies.length - 1] ?? NaN),
+    };
+  } finally {
+    await stopChild(dispatcher);
+    await stopChild(transactionApi);
+  }
+}

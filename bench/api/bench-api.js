@@ -243,6 +243,7 @@ async function walkTo(app, apiKey, pages) {
   let cursor = null;
   for (let page = 1; page < pages; page += 1) {
     const response = await fetch(`${app}/v1.17/transactions?limit=20${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': apiKey } });
+    if (response.status !== 200) throw new Error(`walking pages: page ${page} answered ${response.status}`);
     cursor = (await response.json()).nextCursor;
   }
   return cursor;
@@ -447,14 +448,22 @@ function await_cpus() {
   return globalThis.navigator?.hardwareConcurrency ?? '?';
 }
 
+// Referenced on purpose: it also keeps the process alive, so a stalled step ends here with a message, not silently.
 const timeout = setTimeout(() => {
   log('benchmark took longer than 20 minutes: stopping');
   void stopChildren().finally(() => process.exit(2));
 }, 20 * 60_000);
-timeout.unref();
+process.on('exit', (code) => {
+  if (code === 0 && !finished) log('exited before finishing');
+});
+let finished = false;
 
 main().then(
-  () => process.exit(0),
+  () => {
+    finished = true;
+    clearTimeout(timeout);
+    process.exit(0);
+  },
   async (error) => {
     log(`failed: ${error.stack ?? error}`);
     await stopChildren();

@@ -38,6 +38,7 @@ describe('fuzzing every endpoint (e2e over HTTP)', () => {
   const junk = fc.oneof(
     fc.anything(),
     fc.string(),
+    fc.string({ unit: 'binary', maxLength: 30 }),
     fc.integer(),
     fc.double(),
     fc.constantFrom(null, true, false, '', ' ', -1, 0, 1e308, Number.MAX_SAFE_INTEGER + 2, '1990', [], {}, '\u0000', '__proto__', 'constructor', 'ä'.repeat(300)),
@@ -52,9 +53,9 @@ describe('fuzzing every endpoint (e2e over HTTP)', () => {
         merchantId: maybe(ids()),
         integrationId: maybe(fc.constantFrom(null, merchant.integrationId, randomUUID())),
         uuid: maybe(fc.constantFrom(knownTransaction, randomUUID())),
-        referenceId: maybe(fc.oneof(fc.string({ minLength: 1, maxLength: 300 }), fc.constant(null))),
+        referenceId: maybe(fc.oneof(fc.string({ minLength: 1, maxLength: 300 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }), fc.constant(null))),
         status: maybe(fc.constantFrom('waiting', 'confirmed', 'refunded', 'paid', 'WAITING')),
-        psp: maybe(fc.string({ maxLength: 120 })),
+        psp: maybe(fc.oneof(fc.string({ maxLength: 120 }), fc.string({ unit: 'binary', maxLength: 20 }))),
         type: maybe(fc.constantFrom('e-commerce', 'pos', 'tap-to-pay', 'online')),
         paymentMethod: maybe(fc.constantFrom('visa', 'mastercard', 'twint', 'apple-pay', 'cash')),
         amount: maybe(fc.oneof(fc.integer({ min: -10, max: 200_000_000_000 }), fc.double())),
@@ -89,7 +90,7 @@ describe('fuzzing every endpoint (e2e over HTTP)', () => {
       .array(
         fc.tuple(
           fc.constantFrom('limit', 'cursor', 'status', 'referenceId', 'psp', 'type', 'createdFrom', 'createdTo', 'junk', 'limit[]', '__proto__'),
-          fc.oneof(fc.string({ maxLength: 40 }), fc.integer({ min: -5, max: 200 }).map(String), fc.constantFrom('eyJhIjoxfQ', '2026-01-01T00:00:00Z', 'confirmed', 'pos', '')),
+          fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 10 }), fc.integer({ min: -5, max: 200 }).map(String), fc.constantFrom('eyJhIjoxfQ', '2026-01-01T00:00:00Z', 'confirmed', 'pos', '')),
         ),
         { maxLength: 4 },
       )
@@ -98,7 +99,7 @@ describe('fuzzing every endpoint (e2e over HTTP)', () => {
       post(fc.constant('/internal/transactions'), transactionBody()),
       post(fc.constantFrom(`/internal/transactions/${knownTransaction}/status`, `/internal/transactions/${randomUUID()}/status`), fc.record({ status: maybe(fc.constantFrom('confirmed', 'authorized', 'refunded', 'x')), extra: junk }, { requiredKeys: [] })),
       post(uuidish.map((id) => `/internal/transactions/${encodeURIComponent(id)}/status`), fc.record({ status: fc.constant('confirmed') })),
-      post(fc.constant('/internal/merchants'), fc.record({ name: maybe(fc.string({ maxLength: 250 })), extra: junk }, { requiredKeys: [] })),
+      post(fc.constant('/internal/merchants'), fc.record({ name: maybe(fc.string({ unit: 'binary', maxLength: 250 })), extra: junk }, { requiredKeys: [] })),
       post(fc.oneof(fc.constant(merchant.merchantId), uuidish).map((id) => `/internal/merchants/${encodeURIComponent(id)}/integrations`), fc.record({ name: maybe(fc.string({ maxLength: 250 })) }, { requiredKeys: [] })),
       post(fc.constant('/internal/subscriptions'), fc.record({ merchantId: maybe(ids()), integrationId: maybe(fc.constant(null)), referenceId: maybe(fc.string()), amount: maybe(fc.integer()), currency: maybe(fc.constantFrom('CHF', 'x')), interval: maybe(fc.constantFrom('P1M', 'monthly', 'P', 'P1000000D')), extra: junk }, { requiredKeys: [] })),
       post(fc.oneof(fc.constant(knownSubscription), uuidish).map((id) => `/internal/subscriptions/${encodeURIComponent(id)}/events`), fc.record({ event: maybe(fc.constantFrom('renewed', 'payment_failed', 'cancelled', 'ended', 'x')) }, { requiredKeys: [] })),

@@ -110,7 +110,7 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
       ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['limit=1.5', 'limit'], ['limit=-1', 'limit'], ['limit=', 'limit'],
       ['limit=1&limit=2', 'limit'], ['cursor=garbage', 'cursor'], ['cursor=eyJhIjoxfQ', 'cursor'], ['cursor=', 'cursor'],
       ['status=paid', 'status'], ['type=online', 'type'], ['createdFrom=yesterday', 'createdFrom'], ['createdTo=2026-02-30T00:00:00Z', 'createdTo'],
-      ['referenceId=', 'referenceId'], ['psp=' + 'x'.repeat(101), 'psp'], ['sort=asc', 'sort'],
+      ['referenceId=', 'referenceId'], ['referenceId=a%00b', 'referenceId'], ['psp=' + 'x'.repeat(101), 'psp'], ['sort=asc', 'sort'],
     ];
     for (const [query, field] of cases) {
       const reply = await api.merchant<{ status: number; errors?: { field: string }[] }>(merchant.apiKey, `/v1.17/transactions?${query}`);

@@ -89,6 +89,14 @@ describe('transactions (e2e over HTTP)', () => {
       expect(await eventsOf(uuid)).toEqual(['transaction.created']);
     });
 
+    it('refuses text PostgreSQL cannot store (NUL) naming the field', async () => {
+      for (const field of ['referenceId', 'psp']) {
+        const reply = await record(a, { [field]: 'a\u0000b' });
+        expect(reply.status).toBe(400);
+        expect((reply.body.errors as { field: string }[]).map((e) => e.field)).toEqual([field]);
+      }
+    });
+
     it('names the field for an unknown merchant or an integration of another merchant', async () => {
       const unknown = await api.platform('POST', '/internal/transactions', transactionBody(randomUUID(), null));
       expect(unknown.status).toBe(400);

@@ -1,18 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length, Matches } from 'class-validator';
+import { Matches } from 'class-validator';
+import { IsText } from '../common/text.js';
 
 export class CreateMerchantDto {
   @ApiProperty({ description: 'Display name, 1–200 characters, not blank.', minLength: 1, maxLength: 200, example: 'Velo Shop AG' })
-  @IsString()
-  @Length(1, 200)
+  @IsText(1, 200)
   @Matches(/\S/, { message: 'must not be blank' })
   name!: string;
 }
 
 export class CreateIntegrationDto {
   @ApiProperty({ description: 'Display name, 1–200 characters, not blank.', minLength: 1, maxLength: 200, example: 'Web shop' })
-  @IsString()
-  @Length(1, 200)
+  @IsText(1, 200)
   @Matches(/\S/, { message: 'must not be blank' })
   name!: string;
 }

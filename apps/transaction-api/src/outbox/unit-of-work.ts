@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PlatformEvent } from '#messaging';
 import type pg from 'pg';
+import { rethrowReferenceViolation } from '../common/pg-errors.js';
 import { PG_POOL } from '../common/pg-pool.js';
 import { sqlOf, type Sql } from '../common/sql.js';
 import { OutboxWriter } from './outbox.writer.js';
@@ -43,7 +44,7 @@ export class UnitOfWork {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
+      rethrowReferenceViolation(error);
     } finally {
       // A connection whose ROLLBACK failed is discarded rather than returned to the pool.
       client.release(broken);

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SUBSCRIPTION_EVENTS, type SubscriptionEvent } from '#domain';
-import { IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import { IsText } from '../common/text.js';
 import { IsAmount, IsCurrency } from '../common/money.js';
 import { SUBSCRIPTION_STATUSES } from './subscription.lifecycle.js';
 
@@ -19,8 +20,7 @@ export class CreateSubscriptionDto {
 
   @ApiPropertyOptional({ nullable: true, minLength: 1, maxLength: 255 })
   @IsOptional()
-  @IsString()
-  @Length(1, 255)
+  @IsText(1, 255)
   referenceId?: string | null;
 
   @IsAmount()

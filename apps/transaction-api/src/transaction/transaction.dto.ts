@@ -10,7 +10,8 @@ import {
   type TransactionType,
 } from '#domain';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsText } from '../common/text.js';
 import { IsAmount, IsCurrency } from '../common/money.js';
 import { IsInstant } from '../common/instant.js';
 import { IsRawAuthentication } from './raw-authentication.validator.js';
@@ -57,8 +58,7 @@ export class CreateTransactionDto {
 
   @ApiPropertyOptional({ nullable: true, minLength: 1, maxLength: 255, description: 'The merchant\'s reference, e.g. an order number.' })
   @IsOptional()
-  @IsString()
-  @Length(1, 255)
+  @IsText(1, 255)
   referenceId?: string | null;
 
   @ApiProperty({ enum: TRANSACTION_STATUSES, example: 'waiting' })
@@ -66,8 +66,7 @@ export class CreateTransactionDto {
   status!: TransactionStatus;
 
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Payrexx Direct', description: 'The payment service provider.' })
-  @IsString()
-  @Length(1, 100)
+  @IsText(1, 100)
   psp!: string;
 
   @ApiProperty({ enum: TRANSACTION_TYPES, example: 'e-commerce' })
@@ -124,8 +123,7 @@ export class ListTransactionsQuery {
 
   @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page. Opaque.', maxLength: 200 })
   @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @IsText(1, 200)
   cursor?: string;
 
   @ApiPropertyOptional({ enum: TRANSACTION_STATUSES })
@@ -135,14 +133,12 @@ export class ListTransactionsQuery {
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 255, description: 'Exact match.' })
   @IsOptional()
-  @IsString()
-  @Length(1, 255)
+  @IsText(1, 255)
   referenceId?: string;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Exact match.' })
   @IsOptional()
-  @IsString()
-  @Length(1, 100)
+  @IsText(1, 100)
   psp?: string;
 
   @ApiPropertyOptional({ enum: TRANSACTION_TYPES })

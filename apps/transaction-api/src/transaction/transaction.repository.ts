@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { PlatformEvent } from '#messaging';
 import { sqlOf, type Sql } from '../common/sql.js';
 import { notifyIf, outboxInsertFrom, outboxParams } from '../outbox/outbox.writer.js';
+import { rethrowReferenceViolation } from '../common/pg-errors.js';
 import { PG_POOL } from '../common/pg-pool.js';
 import type { TransactionCursor } from './transaction.cursor.js';
 import { TRANSACTION_COLUMNS, TransactionRow, toTransactionRow } from './transaction.row.js';
@@ -35,8 +36,9 @@ export class TransactionRepository {
    * database transaction. Returns null when the uuid was taken (nothing is written then).
    */
   async insertWithEvent(row: NewTransaction, event: PlatformEvent, notify: boolean): Promise<TransactionRow | null> {
-    const rows = await this.sql.rows(
-      `WITH inserted AS (
+    const rows = await this.sql
+      .rows(
+        `WITH inserted AS (
          INSERT INTO transaction (uuid, merchant_id, integration_id, reference_id, status, psp, type, payment_method,
                                   amount, currency, three_d_secure, creation_fingerprint, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
@@ -44,26 +46,27 @@ export class TransactionRepository {
          RETURNING ${TRANSACTION_COLUMNS}
        ), appended AS (${outboxInsertFrom('inserted', 15)})
        SELECT inserted.*, ${notifyIf(19)} AS notified FROM inserted`,
-      [
-        row.uuid,
-        row.merchantId,
-        row.integrationId,
-        row.referenceId,
-        row.status,
-        row.psp,
-        row.type,
-        row.paymentMethod,
-        row.amount,
-        row.currency,
-        row.threeDSecure === null ? null : JSON.stringify(row.threeDSecure),
-        row.fingerprint,
-        row.createdAt,
-        row.updatedAt,
-        ...outboxParams(event),
-        notify,
-      ],
-      'transaction-insert',
-    );
+        [
+          row.uuid,
+          row.merchantId,
+          row.integrationId,
+          row.referenceId,
+          row.status,
+          row.psp,
+          row.type,
+          row.paymentMethod,
+          row.amount,
+          row.currency,
+          row.threeDSecure === null ? null : JSON.stringify(row.threeDSecure),
+          row.fingerprint,
+          row.createdAt,
+          row.updatedAt,
+          ...outboxParams(event),
+          notify,
+        ],
+        'transaction-insert',
+      )
+      .catch(rethrowReferenceViolation);
     if (!rows.length) return null;
     const { notified: _notified, ...inserted } = rows[0];
     return toTransactionRow(inserted);
@@ -81,7 +84,11 @@ export class TransactionRepository {
   }
 
   async findByUuid(uuid: string): Promise<TransactionRow | null> {
-    const rows = await this.sql.rows(`SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE uuid = $1`, [uuid], 'transaction-by-uuid');
+    const rows = await this.sql.rows(
+      `SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE uuid = $1`,
+      [uuid],
+      'transaction-by-uuid',
+    );
     return rows.length ? toTransactionRow(rows[0]) : null;
   }
 
@@ -90,7 +97,12 @@ export class TransactionRepository {
    * to `next` only if the stored status and updatedAt are still those of `current` (the row lock of the UPDATE
    * serialises concurrent changes; a loser changes nothing and gets false). Transactions are otherwise immutable.
    */
-  async changeStatusWithEvent(current: TransactionRow, next: TransactionRow, event: PlatformEvent, notify: boolean): Promise<boolean> {
+  async changeStatusWithEvent(
+    current: TransactionRow,
+    next: TransactionRow,
+    event: PlatformEvent,
+    notify: boolean,
+  ): Promise<boolean> {
     const rows = await this.sql.rows(
       `WITH changed AS (
          UPDATE transaction SET status = $2, updated_at = $3
@@ -119,7 +131,12 @@ export class TransactionRepository {
    * The merchant, the equality filters and the row comparison on (created_at, uuid) are all index conditions of
    * one of the *_page_idx indexes, so the cost does not depend on how deep the page is.
    */
-  async page(merchantId: string, filters: TransactionFilters, after: TransactionCursor | undefined, limit: number): Promise<TransactionRow[]> {
+  async page(
+    merchantId: string,
+    filters: TransactionFilters,
+    after: TransactionCursor | undefined,
+    limit: number,
+  ): Promise<TransactionRow[]> {
     const values: unknown[] = [merchantId];
     const where = ['merchant_id = $1'];
     let shape = '';

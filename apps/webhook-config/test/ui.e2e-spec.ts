@@ -223,7 +223,11 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.getByLabel('Transactions').uncheck();
     await page.getByLabel('Subscriptions').uncheck();
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await expect(page.locator('#wh-events-error').textContent()).resolves.toBe('Events must contain at least one of transaction, subscription, payout.');
+    // The error appears once the server has answered: wait for it rather than reading the element at once.
+    await page
+      .locator('#wh-events-error')
+      .getByText('Events must contain at least one of transaction, subscription, payout.', { exact: true })
+      .waitFor();
     await page.getByRole('link', { name: 'Cancel' }).click();
     await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
   }, 60_000);

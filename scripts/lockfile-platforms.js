@@ -12,8 +12,15 @@ const packages = lock.packages;
 
 const OS = ['darwin', 'win32', 'freebsd', 'android', 'openharmony', 'linux', 'sunos', 'aix', 'netbsd', 'openbsd'];
 const CPU = [
-  ['arm64', 'arm64'], ['aarch64', 'arm64'], ['x64', 'x64'], ['ia32', 'ia32'], ['arm', 'arm'],
-  ['ppc64', 'ppc64'], ['s390x', 's390x'], ['riscv64', 'riscv64'], ['loong64', 'loong64'],
+  ['arm64', 'arm64'],
+  ['aarch64', 'arm64'],
+  ['x64', 'x64'],
+  ['ia32', 'ia32'],
+  ['arm', 'arm'],
+  ['ppc64', 'ppc64'],
+  ['s390x', 's390x'],
+  ['riscv64', 'riscv64'],
+  ['loong64', 'loong64'],
 ];
 
 function platformOf(name) {
@@ -39,6 +46,8 @@ for (const [path, pkg] of Object.entries(packages)) {
   }
 }
 
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 writeFileSync(LOCK, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`lockfile-platforms: added ${added} foreign-platform optional entries`);

@@ -20,7 +20,9 @@ async function demoMerchantId(databaseUrl) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query('SELECT id FROM merchant WHERE name = $1 ORDER BY created_at LIMIT 1', [DEMO_NAME]);
+    const { rows } = await client.query('SELECT id FROM merchant WHERE name = $1 ORDER BY created_at LIMIT 1', [
+      DEMO_NAME,
+    ]);
     return rows[0]?.id;
   } finally {
     await client.end();
@@ -55,14 +57,77 @@ const card = (eci, source, version, flow) => ({
 function demoPayments(merchantId, integrationId) {
   const base = { merchantId, integrationId, psp: 'Payrexx Direct', currency: 'CHF' };
   return [
-    { ...base, referenceId: 'demo-visa-challenge', type: 'e-commerce', paymentMethod: 'visa', amount: 1990, authentication: card('05', '3ds', '2.2.0', 'challenge'), then: 'confirmed' },
-    { ...base, referenceId: 'demo-mastercard-frictionless', type: 'e-commerce', paymentMethod: 'mastercard', amount: 4500, authentication: card('2', '3ds', '2.2', 'FRICTIONLESS'), then: 'confirmed' },
-    { ...base, referenceId: 'demo-visa-attempted', type: 'e-commerce', paymentMethod: 'visa', amount: 2500, authentication: card('06', '3ds', '2.1.0', 'frictionless') },
-    { ...base, referenceId: 'demo-network-token', type: 'e-commerce', paymentMethod: 'visa', amount: 990, authentication: card('07', 'token', '2.2.0', 'challenge'), then: 'confirmed' },
-    { ...base, referenceId: 'demo-twint', type: 'e-commerce', paymentMethod: 'twint', amount: 3200, authentication: null, then: 'confirmed' },
-    { ...base, referenceId: 'demo-pos', type: 'pos', paymentMethod: 'mastercard', amount: 1250, authentication: card('05', '3ds', '2.2.0', 'challenge'), then: 'confirmed' },
-    { ...base, referenceId: 'demo-apple-pay', type: 'e-commerce', paymentMethod: 'apple-pay', amount: 7800, authentication: card('07', 'token', null, null) },
-    { ...base, referenceId: 'demo-historical-import', type: 'e-commerce', paymentMethod: 'visa', amount: 15000, authentication: null, createdAt: '2024-03-14T09:30:00.000Z', status: 'confirmed' },
+    {
+      ...base,
+      referenceId: 'demo-visa-challenge',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 1990,
+      authentication: card('05', '3ds', '2.2.0', 'challenge'),
+      then: 'confirmed',
+    },
+    {
+      ...base,
+      referenceId: 'demo-mastercard-frictionless',
+      type: 'e-commerce',
+      paymentMethod: 'mastercard',
+      amount: 4500,
+      authentication: card('2', '3ds', '2.2', 'FRICTIONLESS'),
+      then: 'confirmed',
+    },
+    {
+      ...base,
+      referenceId: 'demo-visa-attempted',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 2500,
+      authentication: card('06', '3ds', '2.1.0', 'frictionless'),
+    },
+    {
+      ...base,
+      referenceId: 'demo-network-token',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 990,
+      authentication: card('07', 'token', '2.2.0', 'challenge'),
+      then: 'confirmed',
+    },
+    {
+      ...base,
+      referenceId: 'demo-twint',
+      type: 'e-commerce',
+      paymentMethod: 'twint',
+      amount: 3200,
+      authentication: null,
+      then: 'confirmed',
+    },
+    {
+      ...base,
+      referenceId: 'demo-pos',
+      type: 'pos',
+      paymentMethod: 'mastercard',
+      amount: 1250,
+      authentication: card('05', '3ds', '2.2.0', 'challenge'),
+      then: 'confirmed',
+    },
+    {
+      ...base,
+      referenceId: 'demo-apple-pay',
+      type: 'e-commerce',
+      paymentMethod: 'apple-pay',
+      amount: 7800,
+      authentication: card('07', 'token', null, null),
+    },
+    {
+      ...base,
+      referenceId: 'demo-historical-import',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 15000,
+      authentication: null,
+      createdAt: '2024-03-14T09:30:00.000Z',
+      status: 'confirmed',
+    },
   ];
 }
 
@@ -84,18 +149,25 @@ export async function seedDemo({ env, ports }) {
         if (then) await api(`/internal/transactions/${transaction.uuid}/status`, { status: then });
       }
       await api('/internal/subscriptions', {
-        merchantId, integrationId: integration.id, referenceId: 'demo-subscription', amount: 1500, currency: 'CHF', interval: 'P1M',
+        merchantId,
+        integrationId: integration.id,
+        referenceId: 'demo-subscription',
+        amount: 1500,
+        currency: 'CHF',
+        interval: 'P1M',
       });
       await api('/internal/payouts', { merchantId, amount: 125000, currency: 'CHF' });
       saved = { merchantId, apiKey: integration.apiKey };
     } else {
       // The demo merchant exists but its credentials file is gone: issue fresh credentials.
-      const integration = await api(`/internal/merchants/${merchantId}/integrations`, { name: `Demo key ${new Date().toISOString()}` });
+      const integration = await api(`/internal/merchants/${merchantId}/integrations`, {
+        name: `Demo key ${new Date().toISOString()}`,
+      });
       saved = { merchantId, apiKey: integration.apiKey };
     }
     const suffix = existing ? `+${randomBytes(3).toString('hex')}` : '';
     saved.email = `demo${suffix}@example.com`;
-    saved.password = `Pay-${randomBytes(12).toString("base64url")}`;
+    saved.password = `Pay-${randomBytes(12).toString('base64url')}`;
     await backend(`/internal/merchants/${merchantId}/users`, { email: saved.email, password: saved.password });
     mkdirSync(new URL('.', FILE), { recursive: true });
     writeFileSync(FILE, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });

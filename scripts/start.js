@@ -32,13 +32,18 @@ function stopAll(code) {
   stopping = true;
   for (const child of children) child.kill('SIGTERM');
   setTimeout(() => process.exit(code), 10_000).unref();
-  Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve)))).then(() => process.exit(code));
+  Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve)))).then(() =>
+    process.exit(code),
+  );
 }
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
 for (const app of Object.keys(ports)) {
-  const child = spawn('node', ['--enable-source-maps', `dist/apps/${app}/src/main.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', ['--enable-source-maps', `dist/apps/${app}/src/main.js`], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   for (const stream of [child.stdout, child.stderr]) {
     let buffered = '';

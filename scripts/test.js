@@ -3,7 +3,10 @@
 import { spawn } from 'node:child_process';
 
 const args = ['run-many', '-t', 'typecheck', 'test', '--output-style=stream', ...process.argv.slice(2)];
-const child = spawn('nx', args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } });
+const child = spawn('nx', args, {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' },
+});
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let pending = '';

@@ -24,8 +24,10 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } = await import('../lib/infra.js');
-const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } = await import('../../dist/libs/domain/src/index.js');
+const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } =
+  await import('../lib/infra.js');
+const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } =
+  await import('../../dist/libs/domain/src/index.js');
 const { SecretCipher } = await import('../../dist/libs/platform/src/crypto/secret-cipher.js');
 const { AmqpClient, EXCHANGES, publishWebhookChanged } = await import('../../dist/libs/messaging/src/index.js');
 const { Agent, request } = await import('undici');
@@ -33,7 +35,10 @@ const { Agent, request } = await import('undici');
 const infra = await freshInfrastructure('dispatch');
 const db = new pg.Pool({ connectionString: infra.databaseUrl, max: 4 });
 const cipher = new SecretCipher(Buffer.from(BENCH_KEY, 'base64'));
-const results = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, date: new Date().toISOString() };
+const results = {
+  machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+  date: new Date().toISOString(),
+};
 
 const configChanges = new AmqpClient({ url: infra.amqpUrl, name: 'bench-config', topology: { retryDelaysMs: [] } });
 await configChanges.waitForConnect();
@@ -57,11 +62,10 @@ async function createMerchant() {
   const merchantId = randomUUID();
   const integrationId = randomUUID();
   await db.query('INSERT INTO merchant (id, name) VALUES ($1, $2)', [merchantId, 'Bench merchant']);
-  await db.query(`INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'shop', $3, 'pk_bench')`, [
-    integrationId,
-    merchantId,
-    Buffer.from(randomUUID()),
-  ]);
+  await db.query(
+    `INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'shop', $3, 'pk_bench')`,
+    [integrationId, merchantId, Buffer.from(randomUUID())],
+  );
   return { merchantId, integrationId };
 }
 
@@ -73,7 +77,11 @@ async function createWebhook(merchantId, url) {
      VALUES ($1, $2, 'bench', $3, 'json', '2026-08-20', false, '{transaction}')`,
     [id, merchantId, url],
   );
-  await db.query('INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)', [randomUUID(), id, cipher.encrypt(secret, id)]);
+  await db.query('INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)', [
+    randomUUID(),
+    id,
+    cipher.encrypt(secret, id),
+  ]);
   await publishWebhookChanged(configChanges, { webhookId: id, merchantId }); // as webhook-config does
   return { id, secret, url };
 }
@@ -90,8 +98,17 @@ function transactionEvent(merchantId, integrationId, i) {
     occurredAt: now,
     subjectId: uuid,
     data: {
-      uuid, referenceId: `order-${i}`, status: 'confirmed', psp: 'Payrexx Direct', type: 'e-commerce', paymentMethod: 'visa',
-      amount: 1990, currency: 'CHF', integrationId, createdAt: now, updatedAt: now,
+      uuid,
+      referenceId: `order-${i}`,
+      status: 'confirmed',
+      psp: 'Payrexx Direct',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 1990,
+      currency: 'CHF',
+      integrationId,
+      createdAt: now,
+      updatedAt: now,
       threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
     },
   };
@@ -116,7 +133,9 @@ const dispatcherEnv = {
   await amqp.waitForConnect();
   const events = Array.from({ length: EVENTS }, (_, i) => transactionEvent(merchantId, integrationId, i));
   for (let i = 0; i < events.length; i += 1000) {
-    await Promise.all(events.slice(i, i + 1000).map((e) => amqp.publish(EXCHANGES.events, e.type, Buffer.from(JSON.stringify(e)))));
+    await Promise.all(
+      events.slice(i, i + 1000).map((e) => amqp.publish(EXCHANGES.events, e.type, Buffer.from(JSON.stringify(e)))),
+    );
   }
   await ask('arrivals'); // clear
   receiver.send('reset');
@@ -138,7 +157,12 @@ const dispatcherEnv = {
   await ask('arrivals');
 
   // Bare loop: the same bodies and signatures, same receiver, same concurrency, no broker, no database.
-  const bodies = events.slice(0, 2000).map((e) => encodePayload('json', renderWebhookPayload('2026-08-20', { type: 'transaction', transaction: e.data })).body);
+  const bodies = events
+    .slice(0, 2000)
+    .map(
+      (e) =>
+        encodePayload('json', renderWebhookPayload('2026-08-20', { type: 'transaction', transaction: e.data })).body,
+    );
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   let next = 0;
   const bareStart = performance.now();
@@ -149,7 +173,13 @@ const dispatcherEnv = {
         if (i >= total) return;
         const hook = hooks[i % WEBHOOKS];
         const body = bodies[i % bodies.length];
-        const headers = buildWebhookHeaders({ webhookId: randomUUID(), timestamp: new Date(), body, secrets: [hook.secret], contentType: 'json' });
+        const headers = buildWebhookHeaders({
+          webhookId: randomUUID(),
+          timestamp: new Date(),
+          body,
+          secrets: [hook.secret],
+          contentType: 'json',
+        });
         const response = await request(`${hook.url}`, { method: 'POST', headers, body, dispatcher: agent });
         await response.body.text();
       }
@@ -175,7 +205,22 @@ const dispatcherEnv = {
 // ---- 2. latency through the platform API ----------------------------------------------------------------
 if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKIP_LATENCY !== '1') {
   const { latencyScenario } = await import('./latency.js');
-  const common = { infra, db, ask, base, createMerchant, createWebhook, startApp, waitReady, stopChild, percentile, round, dispatcherEnv, RATE, SECONDS };
+  const common = {
+    infra,
+    db,
+    ask,
+    base,
+    createMerchant,
+    createWebhook,
+    startApp,
+    waitReady,
+    stopChild,
+    percentile,
+    round,
+    dispatcherEnv,
+    RATE,
+    SECONDS,
+  };
   results.latencyOneWebhook = await latencyScenario({ ...common, webhooks: 1, blackHoles: 0 });
   console.log('latency, one webhook:', results.latencyOneWebhook);
   results.latencyWithBlackHole = await latencyScenario({ ...common, webhooks: 9, blackHoles: 1 });

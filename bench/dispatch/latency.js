@@ -3,7 +3,20 @@
 const TOKEN = 'bench-platform-token-0123456789';
 
 export async function latencyScenario(ctx) {
-  const { infra, ask, base, createWebhook, startApp, waitReady, stopChild, percentile, round, dispatcherEnv, RATE, SECONDS } = ctx;
+  const {
+    infra,
+    ask,
+    base,
+    createWebhook,
+    startApp,
+    waitReady,
+    stopChild,
+    percentile,
+    round,
+    dispatcherEnv,
+    RATE,
+    SECONDS,
+  } = ctx;
   const api = 'http://127.0.0.1:3901';
   const transactionApi = startApp('transaction-api', {
     DATABASE_URL: infra.databaseUrl,
@@ -34,8 +47,15 @@ export async function latencyScenario(ctx) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(50, total - i) }, (_, j) =>
           post('/internal/transactions', {
-            merchantId: merchant.id, integrationId: integration.id, referenceId: `lat-${i + j}`, status: 'waiting',
-            psp: 'Payrexx Direct', type: 'e-commerce', paymentMethod: 'visa', amount: 1990, currency: 'CHF',
+            merchantId: merchant.id,
+            integrationId: integration.id,
+            referenceId: `lat-${i + j}`,
+            status: 'waiting',
+            psp: 'Payrexx Direct',
+            type: 'e-commerce',
+            paymentMethod: 'visa',
+            amount: 1990,
+            currency: 'CHF',
             authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
           }),
         ),

@@ -1,5 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { IntegrationEntity, MerchantEntity, WebhookDeliveryEntity, WebhookEntity, WebhookLogEntity, WebhookSecretEntity } from '#persistence';
+import {
+  IntegrationEntity,
+  MerchantEntity,
+  WebhookDeliveryEntity,
+  WebhookEntity,
+  WebhookLogEntity,
+  WebhookSecretEntity,
+} from '#persistence';
 import { PlatformModule } from '#platform';
 import { AuthModule } from './auth/auth.module.js';
 import { BackendUserEntity } from './auth/backend-user.entity.js';
@@ -16,7 +23,11 @@ import { WebhookModule } from './webhook/webhook.module.js';
 @Module({})
 class ConfigModule {
   static forRoot(config: WebhookConfigConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: WebhookConfigConfig, useValue: config }], exports: [WebhookConfigConfig] };
+    return {
+      module: ConfigModule,
+      providers: [{ provide: WebhookConfigConfig, useValue: config }],
+      exports: [WebhookConfigConfig],
+    };
   }
 }
 

@@ -21,7 +21,9 @@ describe('platform API: backend users (e2e over HTTP)', () => {
     const answer = await create({ email: 'Owner@Shop.Example', password: 'a long enough password' });
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'owner@shop.example' });
-    const [row] = await running.db.query(`SELECT merchant_id, email, password_hash FROM backend_user WHERE id = $1`, [answer.body.id]);
+    const [row] = await running.db.query(`SELECT merchant_id, email, password_hash FROM backend_user WHERE id = $1`, [
+      answer.body.id,
+    ]);
     expect(row.merchant_id).toBe(merchantId);
     expect(row.password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
     expect(row.password_hash).not.toContain('a long enough password');
@@ -35,8 +37,13 @@ describe('platform API: backend users (e2e over HTTP)', () => {
   });
 
   it('answers 404 for an unknown or malformed merchant id', async () => {
-    expect((await create({ email: 'x@shop.example', password: 'a long enough password' }, platformHeaders, randomUUID())).status).toBe(404);
-    expect((await create({ email: 'x@shop.example', password: 'a long enough password' }, platformHeaders, 'nope')).status).toBe(404);
+    expect(
+      (await create({ email: 'x@shop.example', password: 'a long enough password' }, platformHeaders, randomUUID()))
+        .status,
+    ).toBe(404);
+    expect(
+      (await create({ email: 'x@shop.example', password: 'a long enough password' }, platformHeaders, 'nope')).status,
+    ).toBe(404);
   });
 
   it('enforces the password policy and names the field', async () => {
@@ -52,12 +59,18 @@ describe('platform API: backend users (e2e over HTTP)', () => {
   });
 
   it('requires the platform token (constant-time compare), answering 401 with WWW-Authenticate', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-of-some-length' }, { authorization: 'Basic abc' }] as Array<Record<string, string>>) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong-token-of-some-length' },
+      { authorization: 'Basic abc' },
+    ] as Array<Record<string, string>>) {
       const answer = await create({ email: 'nope@shop.example', password: 'a long enough password' }, headers);
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe('Bearer');
     }
-    const [{ count }] = await running.db.query(`SELECT count(*)::int AS count FROM backend_user WHERE email = 'nope@shop.example'`);
+    const [{ count }] = await running.db.query(
+      `SELECT count(*)::int AS count FROM backend_user WHERE email = 'nope@shop.example'`,
+    );
     expect(count).toBe(0);
   });
 });

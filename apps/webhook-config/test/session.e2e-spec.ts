@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { call, createUser, PASSWORD, type RunningApp, seedMerchant, sessionCookieOf, signIn, startApp } from './support/harness.js';
+import {
+  call,
+  createUser,
+  PASSWORD,
+  type RunningApp,
+  seedMerchant,
+  sessionCookieOf,
+  signIn,
+  startApp,
+} from './support/harness.js';
 
 describe('merchant backend sessions (e2e over HTTP)', () => {
   let running: RunningApp;
@@ -46,7 +55,9 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
   it('stores only a hash of the session token, server-side, with an expiry', async () => {
     const answer = await signInAs({ email, password: PASSWORD });
     const token = sessionCookieOf(answer.headers)!.split('=')[1];
-    const rows = await running.db.query(`SELECT token_hash, expires_at FROM backend_session WHERE merchant_id = $1`, [merchantId]);
+    const rows = await running.db.query(`SELECT token_hash, expires_at FROM backend_session WHERE merchant_id = $1`, [
+      merchantId,
+    ]);
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(row.token_hash.toString('utf8')).not.toContain(token);
@@ -77,7 +88,9 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
     expect((await client.get('/api/webhooks')).status).toBe(200);
     const signOut = await client.delete('/api/session');
     expect(signOut.status).toBe(204);
-    expect(signOut.headers.getSetCookie().find((value) => value.startsWith('wc_session='))).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
+    expect(signOut.headers.getSetCookie().find((value) => value.startsWith('wc_session='))).toMatch(
+      /Expires=Thu, 01 Jan 1970|Max-Age=0/,
+    );
     const after = await client.get('/api/webhooks');
     expect(after.status).toBe(401);
     expect(after.headers.get('content-type')).toContain('application/problem+json');
@@ -92,7 +105,9 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
       ['POST', '/api/webhooks'],
       ['GET', `/api/webhooks/${randomUUID()}/logs`],
     ]) {
-      expect((await call(running.baseUrl, method, path, { headers: { cookie: `wc_session=${'A'.repeat(43)}` } })).status).toBe(401);
+      expect(
+        (await call(running.baseUrl, method, path, { headers: { cookie: `wc_session=${'A'.repeat(43)}` } })).status,
+      ).toBe(401);
     }
   });
 
@@ -103,7 +118,10 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
     const missing = await client.request('POST', '/api/webhooks', body, { csrf: false });
     expect(missing.status).toBe(403);
     expect(missing.headers.get('content-type')).toContain('application/problem+json');
-    const wrong = await call(running.baseUrl, 'POST', '/api/webhooks', { body, headers: { cookie: client.cookie, 'x-csrf-token': other.csrfToken } });
+    const wrong = await call(running.baseUrl, 'POST', '/api/webhooks', {
+      body,
+      headers: { cookie: client.cookie, 'x-csrf-token': other.csrfToken },
+    });
     expect(wrong.status).toBe(403);
     expect((await client.request('DELETE', '/api/session', undefined, { csrf: false })).status).toBe(403);
     expect((await client.get('/api/webhooks')).body.data).toEqual([]);
@@ -112,7 +130,8 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
   it('limits failed sign-ins per e-mail: after 5 failures even the right password waits (429, Retry-After)', async () => {
     const { merchantId: m } = await seedMerchant(running.db);
     const victim = await createUser(running.baseUrl, m);
-    for (let i = 0; i < 5; i += 1) expect((await signInAs({ email: victim, password: 'wrong password' })).status).toBe(401);
+    for (let i = 0; i < 5; i += 1)
+      expect((await signInAs({ email: victim, password: 'wrong password' })).status).toBe(401);
     const blocked = await signInAs({ email: victim, password: PASSWORD });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(800);
@@ -124,7 +143,9 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
   it('limits failed sign-ins per client address across e-mails (20 in 15 minutes)', async () => {
     const address = newAddress();
     for (let i = 0; i < 20; i += 1) {
-      expect((await signInAs({ email: `guess-${i}@shop.example`, password: 'wrong password' }, address)).status).toBe(401);
+      expect((await signInAs({ email: `guess-${i}@shop.example`, password: 'wrong password' }, address)).status).toBe(
+        401,
+      );
     }
     expect((await signInAs({ email, password: PASSWORD }, address)).status).toBe(429);
     expect((await signInAs({ email, password: PASSWORD }, newAddress())).status).toBe(200);
@@ -133,7 +154,9 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
   it('holds the per-e-mail limit under concurrent attempts (attempts are counted before checking)', async () => {
     const { merchantId: m } = await seedMerchant(running.db);
     const victim = await createUser(running.baseUrl, m);
-    const answers = await Promise.all(Array.from({ length: 12 }, () => signInAs({ email: victim, password: 'wrong password' })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => signInAs({ email: victim, password: 'wrong password' })),
+    );
     const statuses = answers.map((answer) => answer.status);
     // Never more than the limit get their password checked; a refused attempt may briefly count for others.
     const checked = statuses.filter((status) => status === 401).length;
@@ -149,9 +172,19 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
       const victim = await createUser(running.baseUrl, m);
       for (let i = 0; i < 5; i += 1) {
         const target = i % 2 === 0 ? running.baseUrl : second.baseUrl;
-        expect((await call(target, 'POST', '/api/session', { body: { email: victim, password: 'wrong' }, headers: { 'x-forwarded-for': newAddress() } })).status).toBe(401);
+        expect(
+          (
+            await call(target, 'POST', '/api/session', {
+              body: { email: victim, password: 'wrong' },
+              headers: { 'x-forwarded-for': newAddress() },
+            })
+          ).status,
+        ).toBe(401);
       }
-      const blocked = await call(second.baseUrl, 'POST', '/api/session', { body: { email: victim, password: PASSWORD }, headers: { 'x-forwarded-for': newAddress() } });
+      const blocked = await call(second.baseUrl, 'POST', '/api/session', {
+        body: { email: victim, password: PASSWORD },
+        headers: { 'x-forwarded-for': newAddress() },
+      });
       expect(blocked.status).toBe(429);
     } finally {
       await second.close();
@@ -161,10 +194,20 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
   it('accepts sign-in only as JSON: a cross-site form (text/plain or urlencoded) cannot sign anyone in', async () => {
     for (const [type, body] of [
       ['text/plain', JSON.stringify({ email, password: PASSWORD })],
-      ['application/x-www-form-urlencoded', `email=${encodeURIComponent(email)}&password=${encodeURIComponent(PASSWORD)}`],
-      ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${email}\r\n--x--\r\n`],
+      [
+        'application/x-www-form-urlencoded',
+        `email=${encodeURIComponent(email)}&password=${encodeURIComponent(PASSWORD)}`,
+      ],
+      [
+        'multipart/form-data; boundary=x',
+        `--x\r\nContent-Disposition: form-data; name="email"\r\n\r\n${email}\r\n--x--\r\n`,
+      ],
     ]) {
-      const response = await fetch(`${running.baseUrl}/api/session`, { method: 'POST', headers: { 'content-type': type, 'x-forwarded-for': newAddress() }, body });
+      const response = await fetch(`${running.baseUrl}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': type, 'x-forwarded-for': newAddress() },
+        body,
+      });
       expect([type, response.status]).toEqual([type, 415]);
       expect(response.headers.get('content-type')).toContain('application/problem+json');
       expect(response.headers.getSetCookie()).toEqual([]);

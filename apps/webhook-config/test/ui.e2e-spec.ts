@@ -63,7 +63,9 @@ describe('merchant backend UI in Chromium (e2e)', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is missing at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (never download a browser).`);
+      throw new Error(
+        `Chromium is missing at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (never download a browser).`,
+      );
     }
     await mkdir(SCREENSHOTS, { recursive: true });
     strict = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
@@ -74,7 +76,13 @@ describe('merchant backend UI in Chromium (e2e)', () => {
 
     try {
       dispatcher = await createWebhookDispatcherApp(
-        loadWebhookDispatcherConfig(appTestEnv({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_DISPATCHER_PORT: '0' })),
+        loadWebhookDispatcherConfig(
+          appTestEnv({
+            WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+            WEBHOOK_TIMEOUT_MS: '5000',
+            WEBHOOK_DISPATCHER_PORT: '0',
+          }),
+        ),
       );
       await dispatcher.init();
     } catch (error) {
@@ -156,7 +164,9 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.getByRole('button', { name: 'Create webhook' }).click();
     const urlError = page.locator('#wh-url-error');
     await urlError.waitFor();
-    await expect(urlError.textContent()).resolves.toMatch(/^URL must point to a public internet address; 127\.0\.0\.1 is a private, loopback or link-local address/);
+    await expect(urlError.textContent()).resolves.toMatch(
+      /^URL must point to a public internet address; 127\.0\.0\.1 is a private, loopback or link-local address/,
+    );
     await expect(page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#wh-url').getAttribute('aria-describedby')).resolves.toContain('wh-url-error');
     await shot('webhook-form-private-url-desktop');
@@ -175,7 +185,9 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.getByText('Your webhook is ready.').waitFor();
     webhookPage = page.url();
     const settings = page.locator('dl.summary');
-    await expect(settings.textContent()).resolves.toMatch(/EventsTransactions, Subscriptions.*IntegrationOnline shop.*FormatPHP form post.*Version2025-01-15.*Retry on errorNo/);
+    await expect(settings.textContent()).resolves.toMatch(
+      /EventsTransactions, Subscriptions.*IntegrationOnline shop.*FormatPHP form post.*Version2025-01-15.*Retry on errorNo/,
+    );
     const secretValue = page.locator('#secret-value');
     secrets.created = (await secretValue.textContent())!;
     expect(secrets.created).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -233,7 +245,8 @@ describe('merchant backend UI in Chromium (e2e)', () => {
   }, 60_000);
 
   it('sends a test to a local receiver, shows its 200, then a resend answered 500 with the explanation', async () => {
-    if (dispatcherProblem) throw new Error(`the dispatcher did not start: ${(dispatcherProblem as Error).stack ?? dispatcherProblem}`);
+    if (dispatcherProblem)
+      throw new Error(`the dispatcher did not start: ${(dispatcherProblem as Error).stack ?? dispatcherProblem}`);
     if (!webhookPage) throw new Error('the first test did not create the webhook');
     await page.goto(webhookPage);
     await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
@@ -258,7 +271,10 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     expect(verifyLegacyHex(first.body, secrets.rotated!, String(first.headers['x-webhook-signature']))).toBe(true);
 
     // Resend that attempt: the receiver now fails with 500, and the log explains it.
-    await delivered.first().getByRole('button', { name: /^Resend/ }).click();
+    await delivered
+      .first()
+      .getByRole('button', { name: /^Resend/ })
+      .click();
     const failed = page.locator('table.log tbody tr[data-status="500"]');
     await failed.first().waitFor({ timeout: 30_000 });
     const row = await failed.first().textContent();

@@ -25,11 +25,17 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
   });
 
   const messageFor = async (deliveryId: string, after = 0) =>
-    (await waitFor(() => deliveries.messages.slice(after).find((m) => m.body.deliveryId === deliveryId), { what: `a delivery message for ${deliveryId}` }))!;
+    (await waitFor(() => deliveries.messages.slice(after).find((m) => m.body.deliveryId === deliveryId), {
+      what: `a delivery message for ${deliveryId}`,
+    }))!;
 
   it('test: stores a sample transaction event rendered for the webhook and queues one manual attempt (202)', async () => {
     const created = await client.post('/api/webhooks', {
-      name: 'Test me', url: CLOSED_PORT_URL, events: ['payout'], version: '2026-08-20', integrationId: client.integrationIds[0],
+      name: 'Test me',
+      url: CLOSED_PORT_URL,
+      events: ['payout'],
+      version: '2026-08-20',
+      integrationId: client.integrationIds[0],
     });
     const answer = await client.post(`/api/webhooks/${created.body.id}/test`);
     expect(answer.status).toBe(202);
@@ -42,20 +48,43 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
 
     const [row] = await running.db.query(`SELECT * FROM webhook_delivery WHERE id = $1`, [deliveryId]);
     expect(row).toMatchObject({
-      webhook_id: created.body.id, merchant_id: client.merchantId, event_type: 'transaction', url: CLOSED_PORT_URL,
-      content_type: 'json', version: '2026-08-20', retry_on_error: false, state: 'pending', attempts: 0,
+      webhook_id: created.body.id,
+      merchant_id: client.merchantId,
+      event_type: 'transaction',
+      url: CLOSED_PORT_URL,
+      content_type: 'json',
+      version: '2026-08-20',
+      retry_on_error: false,
+      state: 'pending',
+      attempts: 0,
     });
     const body = JSON.parse(row.body.toString('utf8'));
     expect(Object.keys(body)).toEqual(['transaction']);
-    expect(body.transaction).toMatchObject({ status: 'confirmed', psp: 'Payrexx Direct', type: 'e-commerce', paymentMethod: 'visa', amount: 1990, currency: 'CHF', integrationId: client.integrationIds[0] });
+    expect(body.transaction).toMatchObject({
+      status: 'confirmed',
+      psp: 'Payrexx Direct',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 1990,
+      currency: 'CHF',
+      integrationId: client.integrationIds[0],
+    });
     expect(body.transaction['3dsecure']).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
     expect(row.subject).toEqual({ psp: 'Payrexx Direct', type: 'e-commerce', uuid: body.transaction.uuid });
   });
 
   it('test: renders PHP form posts and the older version as configured (no 3dsecure key in 2025-01-15)', async () => {
-    const created = await client.post('/api/webhooks', { name: 'PHP shop', url: CLOSED_PORT_URL, events: ['transaction'], contentType: 'php-post', version: '2025-01-15' });
+    const created = await client.post('/api/webhooks', {
+      name: 'PHP shop',
+      url: CLOSED_PORT_URL,
+      events: ['transaction'],
+      contentType: 'php-post',
+      version: '2025-01-15',
+    });
     const { deliveryId } = (await client.post(`/api/webhooks/${created.body.id}/test`)).body;
-    const [row] = await running.db.query(`SELECT body, content_type, version FROM webhook_delivery WHERE id = $1`, [deliveryId]);
+    const [row] = await running.db.query(`SELECT body, content_type, version FROM webhook_delivery WHERE id = $1`, [
+      deliveryId,
+    ]);
     const text = row.body.toString('utf8');
     expect(row).toMatchObject({ content_type: 'php-post', version: '2025-01-15' });
     expect(text).toMatch(/^transaction\[uuid\]=/);
@@ -63,12 +92,19 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     expect(text).not.toContain('3dsecure');
     const fresh = await client.post(`/api/webhooks/${created.body.id}/test`);
     expect(fresh.body.deliveryId).not.toBe(deliveryId);
-    const [{ events }] = await running.db.query(`SELECT count(DISTINCT event_id)::int AS events FROM webhook_delivery WHERE webhook_id = $1`, [created.body.id]);
+    const [{ events }] = await running.db.query(
+      `SELECT count(DISTINCT event_id)::int AS events FROM webhook_delivery WHERE webhook_id = $1`,
+      [created.body.id],
+    );
     expect(events).toBe(2);
   });
 
   it('resend: queues that entry’s delivery again as the next attempt, manual (202)', async () => {
-    const created = await client.post('/api/webhooks', { name: 'Resend me', url: CLOSED_PORT_URL, events: ['transaction'] });
+    const created = await client.post('/api/webhooks', {
+      name: 'Resend me',
+      url: CLOSED_PORT_URL,
+      events: ['transaction'],
+    });
     const webhook = { id: created.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL };
     const { deliveryId, logIds } = await seedDelivery(running.db, webhook, [
       { status: 500, createdAt: new Date('2026-11-22T10:00:00Z') },
@@ -85,10 +121,16 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
   });
 
   it('resend: goes to the webhook’s current URL when the merchant has fixed it since', async () => {
-    const created = await client.post('/api/webhooks', { name: 'Moved', url: 'http://127.0.0.1:9/old', events: ['transaction'] });
-    const { deliveryId, logIds } = await seedDelivery(running.db, { id: created.body.id, merchantId: client.merchantId, url: 'http://127.0.0.1:9/old' }, [
-      { status: 404, createdAt: new Date() },
-    ]);
+    const created = await client.post('/api/webhooks', {
+      name: 'Moved',
+      url: 'http://127.0.0.1:9/old',
+      events: ['transaction'],
+    });
+    const { deliveryId, logIds } = await seedDelivery(
+      running.db,
+      { id: created.body.id, merchantId: client.merchantId, url: 'http://127.0.0.1:9/old' },
+      [{ status: 404, createdAt: new Date() }],
+    );
     await client.patch(`/api/webhooks/${created.body.id}`, { url: 'http://127.0.0.1:9/new' });
     await client.post(`/api/webhooks/${created.body.id}/logs/${logIds[0]}/resend`);
     const [row] = await running.db.query(`SELECT url FROM webhook_delivery WHERE id = $1`, [deliveryId]);
@@ -97,8 +139,16 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
 
   it('resend: 404 for an unknown log entry, or one of another webhook or merchant', async () => {
     const mine = await client.post('/api/webhooks', { name: 'Mine', url: CLOSED_PORT_URL, events: ['transaction'] });
-    const sibling = await client.post('/api/webhooks', { name: 'Sibling', url: CLOSED_PORT_URL, events: ['transaction'] });
-    const { logIds } = await seedDelivery(running.db, { id: sibling.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL }, [{ status: 500, createdAt: new Date() }]);
+    const sibling = await client.post('/api/webhooks', {
+      name: 'Sibling',
+      url: CLOSED_PORT_URL,
+      events: ['transaction'],
+    });
+    const { logIds } = await seedDelivery(
+      running.db,
+      { id: sibling.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL },
+      [{ status: 500, createdAt: new Date() }],
+    );
     expect((await client.post(`/api/webhooks/${mine.body.id}/logs/${randomUUID()}/resend`)).status).toBe(404);
     expect((await client.post(`/api/webhooks/${mine.body.id}/logs/${logIds[0]}/resend`)).status).toBe(404);
     expect((await client.post(`/api/webhooks/${mine.body.id}/logs/not-an-id/resend`)).status).toBe(404);
@@ -108,6 +158,8 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
 
   it('test and resend require the CSRF token', async () => {
     const created = await client.post('/api/webhooks', { name: 'CSRF', url: CLOSED_PORT_URL, events: ['transaction'] });
-    expect((await client.request('POST', `/api/webhooks/${created.body.id}/test`, undefined, { csrf: false })).status).toBe(403);
+    expect(
+      (await client.request('POST', `/api/webhooks/${created.body.id}/test`, undefined, { csrf: false })).status,
+    ).toBe(403);
   });
 });

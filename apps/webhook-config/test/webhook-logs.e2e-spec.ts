@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { type Answer, type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
+import {
+  type Answer,
+  type Client,
+  newMerchantSession,
+  PUBLIC_URL,
+  type RunningApp,
+  startApp,
+} from './support/harness.js';
 import { seedDelivery } from './support/log-seed.js';
 
 describe('webhook log (e2e over HTTP)', () => {
@@ -22,7 +29,13 @@ describe('webhook log (e2e over HTTP)', () => {
     const t0 = Date.parse('2026-11-22T10:00:00.000Z');
     const next = new Date(t0 + 60_000);
     const { eventId, logIds } = await seedDelivery(running.db, webhook, [
-      { status: 0, createdAt: new Date(t0), error: 'no complete response within 20000 ms', durationMs: 20_000, nextAttemptAt: next },
+      {
+        status: 0,
+        createdAt: new Date(t0),
+        error: 'no complete response within 20000 ms',
+        durationMs: 20_000,
+        nextAttemptAt: next,
+      },
       { status: 200, createdAt: new Date(t0 + 60_000), responseExcerpt: 'ok' },
     ]);
     const answer = await client.get(`/api/webhooks/${webhook.id}/logs`);
@@ -30,30 +43,66 @@ describe('webhook log (e2e over HTTP)', () => {
     expect(answer.body.nextCursor).toBeNull();
     const [newest, oldest] = answer.body.data;
     expect(Object.keys(newest).sort()).toEqual(
-      ['attempt', 'createdAt', 'durationMs', 'error', 'eventId', 'eventType', 'explanation', 'id', 'nextAttemptAt', 'request', 'responseExcerpt', 'status'].sort(),
+      [
+        'attempt',
+        'createdAt',
+        'durationMs',
+        'error',
+        'eventId',
+        'eventType',
+        'explanation',
+        'id',
+        'nextAttemptAt',
+        'request',
+        'responseExcerpt',
+        'status',
+      ].sort(),
     );
     expect(oldest).toEqual({
       id: logIds[0],
       attempt: 1,
       eventType: 'transaction',
       eventId,
-      request: { url: PUBLIC_URL, contentType: 'json', version: '2026-08-20', psp: 'Payrexx Direct', type: 'e-commerce', uuid: expect.any(String) },
+      request: {
+        url: PUBLIC_URL,
+        contentType: 'json',
+        version: '2026-08-20',
+        psp: 'Payrexx Direct',
+        type: 'e-commerce',
+        uuid: expect.any(String),
+      },
       status: 0,
       durationMs: 20_000,
       error: 'no complete response within 20000 ms',
       responseExcerpt: null,
       createdAt: '2026-11-22T10:00:00.000Z',
       nextAttemptAt: next.toISOString(),
-      explanation: { title: 'No response (timeout or connection failed)', cause: expect.any(String), remedy: expect.any(String) },
+      explanation: {
+        title: 'No response (timeout or connection failed)',
+        cause: expect.any(String),
+        remedy: expect.any(String),
+      },
     });
-    expect(newest).toMatchObject({ id: logIds[1], attempt: 2, status: 200, responseExcerpt: 'ok', explanation: { title: 'Delivered' } });
+    expect(newest).toMatchObject({
+      id: logIds[1],
+      attempt: 2,
+      status: 200,
+      responseExcerpt: 'ok',
+      explanation: { title: 'Delivered' },
+    });
   });
 
   it('explains 301/302, 403, 404 and 500 with a cause and a remedy', async () => {
     const base = Date.parse('2026-11-23T10:00:00.000Z');
-    await seedDelivery(running.db, webhook, [301, 302, 403, 404, 500].map((status, i) => ({ status, createdAt: new Date(base + i * 1000) })));
+    await seedDelivery(
+      running.db,
+      webhook,
+      [301, 302, 403, 404, 500].map((status, i) => ({ status, createdAt: new Date(base + i * 1000) })),
+    );
     const answer = await client.get(`/api/webhooks/${webhook.id}/logs?limit=5`);
-    const byStatus = Object.fromEntries(answer.body.data.map((e: { status: number; explanation: object }) => [e.status, e.explanation]));
+    const byStatus = Object.fromEntries(
+      answer.body.data.map((e: { status: number; explanation: object }) => [e.status, e.explanation]),
+    );
     expect(byStatus[301].title).toMatch(/Moved permanently/);
     expect(byStatus[302].title).toMatch(/Redirecting/);
     expect(byStatus[403].title).toBe('Forbidden');
@@ -70,15 +119,28 @@ describe('webhook log (e2e over HTTP)', () => {
     const paged = { id: other.body.id, merchantId: client.merchantId, url: PUBLIC_URL };
     const same = new Date('2026-11-24T10:00:00.123Z');
     const seeded: string[] = [];
-    for (let i = 0; i < 5; i += 1) seeded.push(...(await seedDelivery(running.db, paged, [{ status: 500, createdAt: same }, { status: 200, createdAt: new Date(same.getTime() + i) }])).logIds);
+    for (let i = 0; i < 5; i += 1)
+      seeded.push(
+        ...(
+          await seedDelivery(running.db, paged, [
+            { status: 500, createdAt: same },
+            { status: 200, createdAt: new Date(same.getTime() + i) },
+          ])
+        ).logIds,
+      );
     // Microsecond timestamps, as PostgreSQL's now() writes them: a millisecond cursor would skip these.
-    await running.db.query(`UPDATE webhook_log SET created_at = created_at + make_interval(secs => random() / 1000) WHERE webhook_id = $1 AND status = 500`, [paged.id]);
+    await running.db.query(
+      `UPDATE webhook_log SET created_at = created_at + make_interval(secs => random() / 1000) WHERE webhook_id = $1 AND status = 500`,
+      [paged.id],
+    );
 
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const answer: Answer = await client.get(`/api/webhooks/${paged.id}/logs?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const answer: Answer = await client.get(
+        `/api/webhooks/${paged.id}/logs?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(answer.status).toBe(200);
       expect(answer.body.data.length).toBeLessThanOrEqual(3);
       seen.push(...answer.body.data.map((e: { id: string }) => e.id));
@@ -102,7 +164,13 @@ describe('webhook log (e2e over HTTP)', () => {
   });
 
   it('names the field of a bad query', async () => {
-    for (const [query, field] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['cursor=garbage', 'cursor'], ['outcome=maybe', 'outcome']]) {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=ten', 'limit'],
+      ['cursor=garbage', 'cursor'],
+      ['outcome=maybe', 'outcome'],
+    ]) {
       const answer = await client.get(`/api/webhooks/${webhook.id}/logs?${query}`);
       expect([query, answer.status]).toEqual([query, 400]);
       expect(answer.body.errors[0].field).toBe(field);

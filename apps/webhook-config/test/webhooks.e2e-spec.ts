@@ -14,12 +14,21 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
   let client: Client & { integrationIds: string[] };
   let configTap: AmqpTap;
   const output: string[] = [];
-  const originalWrite = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+  const originalWrite = {
+    out: process.stdout.write.bind(process.stdout),
+    err: process.stderr.write.bind(process.stderr),
+  };
 
   beforeAll(async () => {
     // Capture everything the app logs (debug level), to prove secrets never reach the log.
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (output.push(String(chunk)), originalWrite.out(chunk, ...rest))) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (output.push(String(chunk)), originalWrite.err(chunk, ...rest))) as typeof process.stderr.write;
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => (
+      output.push(String(chunk)),
+      originalWrite.out(chunk, ...rest)
+    )) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (
+      output.push(String(chunk)),
+      originalWrite.err(chunk, ...rest)
+    )) as typeof process.stderr.write;
     running = await startApp({ LOG_LEVEL: 'debug' });
     client = await newMerchantSession(running, ['Online shop', 'Shop in Bern']);
     configTap = await AmqpTap.bind(EXCHANGES.config);
@@ -70,7 +79,12 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
 
     it('defaults to JSON, the newest version, retry on error and all events of every integration', async () => {
       const answer = await create();
-      expect(answer.body).toMatchObject({ contentType: 'json', version: '2026-08-20', retryOnError: true, integrationId: null });
+      expect(answer.body).toMatchObject({
+        contentType: 'json',
+        version: '2026-08-20',
+        retryOnError: true,
+        integrationId: null,
+      });
     });
 
     it('lists the merchant’s webhooks newest first, never with a secret', async () => {
@@ -87,12 +101,33 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
 
     it('updates only the fields sent; integrationId null links to all events', async () => {
       const created = await create({ integrationId: client.integrationIds[0] });
-      const answer = await client.patch(`/api/webhooks/${created.body.id}`, { name: 'Renamed', retryOnError: false, integrationId: null });
+      const answer = await client.patch(`/api/webhooks/${created.body.id}`, {
+        name: 'Renamed',
+        retryOnError: false,
+        integrationId: null,
+      });
       expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ name: 'Renamed', retryOnError: false, integrationId: null, url: PUBLIC_URL, events: ['transaction'] });
-      expect(new Date(answer.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(created.body.updatedAt).getTime());
-      const again = await client.patch(`/api/webhooks/${created.body.id}`, { events: ['subscription'], version: '2025-01-15', contentType: 'php-post' });
-      expect(again.body).toMatchObject({ name: 'Renamed', events: ['subscription'], version: '2025-01-15', contentType: 'php-post' });
+      expect(answer.body).toMatchObject({
+        name: 'Renamed',
+        retryOnError: false,
+        integrationId: null,
+        url: PUBLIC_URL,
+        events: ['transaction'],
+      });
+      expect(new Date(answer.body.updatedAt).getTime()).toBeGreaterThanOrEqual(
+        new Date(created.body.updatedAt).getTime(),
+      );
+      const again = await client.patch(`/api/webhooks/${created.body.id}`, {
+        events: ['subscription'],
+        version: '2025-01-15',
+        contentType: 'php-post',
+      });
+      expect(again.body).toMatchObject({
+        name: 'Renamed',
+        events: ['subscription'],
+        version: '2025-01-15',
+        contentType: 'php-post',
+      });
     });
 
     it('deletes: 204, then 404', async () => {
@@ -100,7 +135,10 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect((await client.delete(`/api/webhooks/${created.body.id}`)).status).toBe(204);
       expect((await client.get(`/api/webhooks/${created.body.id}`)).status).toBe(404);
       expect((await client.delete(`/api/webhooks/${created.body.id}`)).status).toBe(404);
-      const [{ count }] = await running.db.query(`SELECT count(*)::int AS count FROM webhook_secret WHERE webhook_id = $1`, [created.body.id]);
+      const [{ count }] = await running.db.query(
+        `SELECT count(*)::int AS count FROM webhook_secret WHERE webhook_id = $1`,
+        [created.body.id],
+      );
       expect(count).toBe(0);
     });
 
@@ -132,11 +170,19 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ['url', { ...valid, url: 'shop.example/hook' }, 'must be an absolute URL starting with https:// or http://'],
       ['url', { ...valid, url: 'ftp://93.184.215.14/hook' }, 'must start with https:// or http://'],
       ['url', { ...valid, url: 'https://user:secret@93.184.215.14/hook' }, /must not contain a user name or password/],
-      ['url', { ...valid, url: 'http://127.0.0.1:8080/hook' }, /must point to a public internet address; 127\.0\.0\.1 is a private/],
+      [
+        'url',
+        { ...valid, url: 'http://127.0.0.1:8080/hook' },
+        /must point to a public internet address; 127\.0\.0\.1 is a private/,
+      ],
       ['url', { ...valid, url: 'http://169.254.169.254/latest/meta-data' }, /must point to a public internet address/],
       ['url', { ...valid, url: 'http://[::1]/hook' }, /must point to a public internet address/],
       ['url', { ...valid, url: 'http://10.0.0.8/hook' }, /must point to a public internet address/],
-      ['url', { ...valid, url: 'http://localhost/hook' }, /must point to a public internet address; localhost is a private, loopback or link-local address \(127\.0\.0\.1/],
+      [
+        'url',
+        { ...valid, url: 'http://localhost/hook' },
+        /must point to a public internet address; localhost is a private, loopback or link-local address \(127\.0\.0\.1/,
+      ],
       ['url', { name: 'x', events: ['transaction'] }, 'is required'],
       ['name', { url: PUBLIC_URL, events: ['transaction'] }, 'is required'],
       ['events', { name: 'x', url: PUBLIC_URL }, 'is required'],
@@ -147,7 +193,11 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ['version', { ...valid, version: null }, 'must be one of 2025-01-15, 2026-08-20'],
       ['contentType', { ...valid, contentType: 'xml' }, 'must be one of json, php-post'],
       ['retryOnError', { ...valid, retryOnError: 'yes' }, 'must be true or false'],
-      ['integrationId', { ...valid, integrationId: 'shop' }, 'must be the id of one of your integrations, or null for all events'],
+      [
+        'integrationId',
+        { ...valid, integrationId: 'shop' },
+        'must be the id of one of your integrations, or null for all events',
+      ],
       ['integrationId', { ...valid, integrationId: randomUUID() }, 'is not one of your integrations'],
       ['secret', { ...valid, secret: 'whsec_mine' }, 'property secret should not exist'],
     ])('%s: %j', async (field, body, message) => {
@@ -164,12 +214,23 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       // The value rules first (every field at once) ...
       const values = await client.patch(`/api/webhooks/${created.body.id}`, { url: 'ftp://x', name: null, events: [] });
       expect(values.status).toBe(400);
-      expect([...new Set(values.body.errors.map((e: { field: string }) => e.field))].sort()).toEqual(['events', 'name', 'url']);
+      expect([...new Set(values.body.errors.map((e: { field: string }) => e.field))].sort()).toEqual([
+        'events',
+        'name',
+        'url',
+      ]);
       // ... then the checks that need a lookup: where the URL points, whose integration it is.
-      const lookups = await client.patch(`/api/webhooks/${created.body.id}`, { url: 'http://192.168.0.10/hook', integrationId: randomUUID() });
+      const lookups = await client.patch(`/api/webhooks/${created.body.id}`, {
+        url: 'http://192.168.0.10/hook',
+        integrationId: randomUUID(),
+      });
       expect(lookups.status).toBe(400);
       expect(lookups.body.errors.map((e: { field: string }) => e.field)).toEqual(['url', 'integrationId']);
-      expect((await client.get(`/api/webhooks/${created.body.id}`)).body).toMatchObject({ url: PUBLIC_URL, name: 'Shop orders', integrationId: null });
+      expect((await client.get(`/api/webhooks/${created.body.id}`)).body).toMatchObject({
+        url: PUBLIC_URL,
+        name: 'Shop orders',
+        integrationId: null,
+      });
     });
 
     it('rejects a body that is not JSON with a 400 problem', async () => {
@@ -212,7 +273,9 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       const answer = await create({ integrationId: other.integrationIds[0] });
       expect(answer.status).toBe(400);
       expect(answer.body.errors).toEqual([{ field: 'integrationId', message: 'is not one of your integrations' }]);
-      expect((await client.get('/api/integrations')).body.data.map((i: { id: string }) => i.id)).not.toContain(other.integrationIds[0]);
+      expect((await client.get('/api/integrations')).body.data.map((i: { id: string }) => i.id)).not.toContain(
+        other.integrationIds[0],
+      );
     });
 
     it('answers 404 for a malformed id, like an unknown one', async () => {
@@ -271,7 +334,10 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
         `SELECT ciphertext, expires_at FROM webhook_secret WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > now()) ORDER BY created_at DESC`,
         [id],
       );
-      expect(valid.map((row: { ciphertext: Buffer }) => cipher.decrypt(row.ciphertext, id))).toEqual([rotated.body.secret, created.body.secret]);
+      expect(valid.map((row: { ciphertext: Buffer }) => cipher.decrypt(row.ciphertext, id))).toEqual([
+        rotated.body.secret,
+        created.body.secret,
+      ]);
       expect(valid[0].expires_at).toBeNull();
       expect(Math.abs(valid[1].expires_at.getTime() - in24h)).toBeLessThan(60_000);
     });
@@ -281,7 +347,10 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       const id = created.body.id;
       const answers = await Promise.all([1, 2, 3].map(() => client.post(`/api/webhooks/${id}/secret/rotate`)));
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-      const [{ current }] = await running.db.query(`SELECT count(*)::int AS current FROM webhook_secret WHERE webhook_id = $1 AND expires_at IS NULL`, [id]);
+      const [{ current }] = await running.db.query(
+        `SELECT count(*)::int AS current FROM webhook_secret WHERE webhook_id = $1 AND expires_at IS NULL`,
+        [id],
+      );
       expect(current).toBe(1);
       const revealed = (await client.get(`/api/webhooks/${id}/secret`)).body.secret;
       expect(answers.map((a) => a.body.secret)).toContain(revealed);

@@ -60,13 +60,21 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
   });
 
   it('retry on, receiver failing 3 times: exactly 4 attempts, the last 200', async () => {
-    receiver.setResponder((request, count) => ({ status: request.path === '/flaky' && count <= 3 ? 500 : 200, body: 'oops' }));
+    receiver.setResponder((request, count) => ({
+      status: request.path === '/flaky' && count <= 3 ? 500 : 200,
+      body: 'oops',
+    }));
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/flaky`, retryOnError: true });
     await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
     await waitFor(async () => (await logsOf(hook.id)).length === 4, { timeoutMs: 15_000, what: '4 attempts' });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const logs = await logsOf(hook.id);
-    expect(logs.map((l) => [l.attempt, l.status])).toEqual([[1, 500], [2, 500], [3, 500], [4, 200]]);
+    expect(logs.map((l) => [l.attempt, l.status])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 200],
+    ]);
     expect(logs.slice(0, 3).every((l) => l.next_attempt_at instanceof Date)).toBe(true);
     expect(logs[3].next_attempt_at).toBeNull();
     expect(logs[0].response_excerpt).toBe('oops');
@@ -82,7 +90,10 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     receiver.setResponder((request) => ({ status: request.path === '/down' ? 503 : 200 }));
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/down`, retryOnError: true });
     await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
-    await waitFor(async () => (await deliveryOf(hook.id))?.state === 'failed', { timeoutMs: 20_000, what: 'the delivery to fail' });
+    await waitFor(async () => (await deliveryOf(hook.id))?.state === 'failed', {
+      timeoutMs: 20_000,
+      what: 'the delivery to fail',
+    });
     await new Promise((resolve) => setTimeout(resolve, 400));
     const logs = await logsOf(hook.id);
     expect(logs.map((l) => l.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
@@ -107,10 +118,13 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     receiver.setResponder((request) => (request.path === '/hang' ? 'hang' : { status: 200 }));
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/hang` });
     await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
-    const [log] = await waitFor(async () => {
-      const logs = await logsOf(hook.id);
-      return logs.length ? logs : undefined;
-    }, { what: 'the timed-out attempt' });
+    const [log] = await waitFor(
+      async () => {
+        const logs = await logsOf(hook.id);
+        return logs.length ? logs : undefined;
+      },
+      { what: 'the timed-out attempt' },
+    );
     expect(log.status).toBe(0);
     expect(log.error).toBe('Timeout: no complete response within 800 ms');
     expect(log.duration_ms).toBeGreaterThanOrEqual(790);
@@ -133,14 +147,18 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     const oldSecret = 'whsec_' + Buffer.alloc(32, 3).toString('base64');
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/signed`, rotatedSecrets: [oldSecret] });
     await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
-    const [request] = await waitFor(() => (receiver.to('/signed').length ? receiver.to('/signed') : undefined), { what: 'the signed request' });
+    const [request] = await waitFor(() => (receiver.to('/signed').length ? receiver.to('/signed') : undefined), {
+      what: 'the signed request',
+    });
     const headers = {
       'webhook-id': request.headers['webhook-id'] as string,
       'webhook-timestamp': request.headers['webhook-timestamp'] as string,
       'webhook-signature': request.headers['webhook-signature'] as string,
     };
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
-    expect(new Webhook(hook.secret).verify(request.body, headers)).toMatchObject({ transaction: { referenceId: 'order-1001' } });
+    expect(new Webhook(hook.secret).verify(request.body, headers)).toMatchObject({
+      transaction: { referenceId: 'order-1001' },
+    });
     expect(new Webhook(oldSecret).verify(request.body, headers)).toBeTruthy();
     expect(() => new Webhook(hook.secret).verify(request.body.replace('1990', '1991'), headers)).toThrow();
     expect(request.headers['x-webhook-signature']).toBe(signLegacyHex(request.body, hook.secret));
@@ -170,17 +188,27 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     const php = await createWebhook({ merchantId, url: `${receiver.url}/php`, contentType: 'php-post' });
     const linked = await createWebhook({ merchantId, url: `${receiver.url}/linked`, integrationId });
     const otherIntegration = await createMerchant();
-    const unlinkedOnlyPayouts = await createWebhook({ merchantId, url: `${receiver.url}/payouts-only`, events: ['payout'] });
+    const unlinkedOnlyPayouts = await createWebhook({
+      merchantId,
+      url: `${receiver.url}/payouts-only`,
+      events: ['payout'],
+    });
     const foreign = await createWebhook({ merchantId: other.merchantId, url: `${receiver.url}/foreign` });
     const event = transactionEvent(merchantId, integrationId);
     await publishEvents(amqp, [event, transactionEvent(merchantId, null)]);
-    await waitFor(() => receiver.to('/v2025').length === 2 && receiver.to('/php').length === 2 && receiver.to('/linked').length === 1, {
-      what: 'fan-out',
-    });
+    await waitFor(
+      () =>
+        receiver.to('/v2025').length === 2 && receiver.to('/php').length === 2 && receiver.to('/linked').length === 1,
+      {
+        what: 'fan-out',
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(JSON.parse(receiver.to('/v2025')[0].body).transaction).not.toHaveProperty('3dsecure');
     expect(receiver.to('/php')[0].headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(receiver.to('/php')[0].body).toContain('transaction%5B3dsecure%5D%5Beci%5D=05'.replace(/%5B/g, '[').replace(/%5D/g, ']'));
+    expect(receiver.to('/php')[0].body).toContain(
+      'transaction%5B3dsecure%5D%5Beci%5D=05'.replace(/%5B/g, '[').replace(/%5D/g, ']'),
+    );
     expect(receiver.to('/linked')).toHaveLength(1);
     expect(receiver.to('/payouts-only')).toHaveLength(0);
     expect(receiver.to('/foreign')).toHaveLength(0);

@@ -46,7 +46,10 @@ export async function closeDb(): Promise<void> {
 export async function createMerchant(): Promise<{ merchantId: string; integrationId: string }> {
   const merchantId = randomUUID();
   const integrationId = randomUUID();
-  await db().query('INSERT INTO merchant (id, name) VALUES ($1, $2)', [merchantId, `Merchant ${merchantId.slice(0, 8)}`]);
+  await db().query('INSERT INTO merchant (id, name) VALUES ($1, $2)', [
+    merchantId,
+    `Merchant ${merchantId.slice(0, 8)}`,
+  ]);
   await db().query(
     `INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'shop', $3, 'pk_test')`,
     [integrationId, merchantId, randomBytes(32)],
@@ -188,7 +191,15 @@ export class Receiver {
   url = '';
   private readonly open = new Set<ServerResponse>();
 
-  constructor(private respond: (request: ReceivedRequest, count: number) => { status: number; body?: string; headers?: Record<string, string> } | 'hang' = () => ({ status: 200, body: 'ok' })) {}
+  constructor(
+    private respond: (
+      request: ReceivedRequest,
+      count: number,
+    ) => { status: number; body?: string; headers?: Record<string, string> } | 'hang' = () => ({
+      status: 200,
+      body: 'ok',
+    }),
+  ) {}
 
   setResponder(respond: Receiver['respond']): void {
     this.respond = respond;
@@ -199,7 +210,12 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+        const received = {
+          path: req.url ?? '/',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          receivedAt: Date.now(),
+        };
         this.requests.push(received);
         const count = this.requests.filter((r) => r.path === received.path).length;
         const answer = this.respond(received, count);

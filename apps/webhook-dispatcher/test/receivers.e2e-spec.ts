@@ -48,10 +48,13 @@ describe('real receivers verify what the dispatcher sends', () => {
           threeDSecure: { eci: '02', source: '3ds', version: '2.2.0', flow: 'frictionless' },
         }),
       ]);
-      const [log] = await waitFor(async () => {
-        const logs = await logsOf(hook.id);
-        return logs.length ? logs : undefined;
-      }, { what: 'the PHP receiver to answer' });
+      const [log] = await waitFor(
+        async () => {
+          const logs = await logsOf(hook.id);
+          return logs.length ? logs : undefined;
+        },
+        { what: 'the PHP receiver to answer' },
+      );
       expect(log.status).toBe(200);
       expect(JSON.parse(log.response_excerpt ?? '{}')).toEqual({
         eci: '02',
@@ -74,7 +77,9 @@ describe('real receivers verify what the dispatcher sends', () => {
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         try {
-          new Webhook(secrets.get(req.url ?? '')!).verify(body, req.headers as Record<string, string>, { jsonParse: false });
+          new Webhook(secrets.get(req.url ?? '')!).verify(body, req.headers as Record<string, string>, {
+            jsonParse: false,
+          });
           verified.push(req.url ?? '');
           res.writeHead(200).end();
         } catch {

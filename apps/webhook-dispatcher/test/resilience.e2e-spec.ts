@@ -21,7 +21,8 @@ const WEBHOOKS = 10;
 
 /** A dispatcher as its own OS process (built output), so it can be killed for real. */
 function spawnDispatcher(name: string): ChildProcess {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: the test target builds it first (nx run webhook-dispatcher:build)`);
+  if (!existsSync(MAIN))
+    throw new Error(`${MAIN} is missing: the test target builds it first (nx run webhook-dispatcher:build)`);
   const child = spawn(process.execPath, [MAIN], {
     env: dispatcherEnv({ WEBHOOK_DISPATCHER_PORT: '0', LOG_LEVEL: 'warn' }),
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -39,7 +40,9 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pr
 
 /** Every (event, webhook) pair of these webhooks, and whether the receiver saw its webhook-id at least once. */
 async function undelivered(webhookIds: string[], seen: Set<string>): Promise<{ pairs: number; missing: number }> {
-  const { rows } = await db().query<{ id: string }>(`SELECT id FROM webhook_delivery WHERE webhook_id = ANY($1)`, [webhookIds]);
+  const { rows } = await db().query<{ id: string }>(`SELECT id FROM webhook_delivery WHERE webhook_id = ANY($1)`, [
+    webhookIds,
+  ]);
   return { pairs: rows.length, missing: rows.filter((row) => !seen.has(row.id)).length };
 }
 
@@ -62,7 +65,8 @@ describe('at-least-once under failure (separate dispatcher processes, 10,000 del
   async function scenario(label: string) {
     const { merchantId, integrationId } = await createMerchant();
     const hooks = [];
-    for (let i = 0; i < WEBHOOKS; i += 1) hooks.push(await createWebhook({ merchantId, url: `${receiver.url}/${label}/${i}` }));
+    for (let i = 0; i < WEBHOOKS; i += 1)
+      hooks.push(await createWebhook({ merchantId, url: `${receiver.url}/${label}/${i}` }));
     const events = Array.from({ length: EVENTS }, () => transactionEvent(merchantId, integrationId));
     const received = () => receiver.requests.filter((r) => r.path.startsWith(`/${label}/`));
     return { hooks, events, received, webhookIds: hooks.map((h) => h.id) };

@@ -38,7 +38,10 @@ describe('graceful shutdown and /metrics', () => {
     const hook = await createWebhook({ merchantId, url: `${slow.url}/slow` });
     const first = await startDispatcher({ DISPATCHER_CONCURRENCY: '5', WEBHOOK_TIMEOUT_MS: '5000' });
     slow.setResponder(() => 'hang');
-    await publishEvents(amqp, Array.from({ length: 40 }, () => transactionEvent(merchantId, integrationId)));
+    await publishEvents(
+      amqp,
+      Array.from({ length: 40 }, () => transactionEvent(merchantId, integrationId)),
+    );
     await waitFor(() => slow.requests.length >= 3, { what: 'deliveries in flight' });
     // Release the hanging requests shortly after the shutdown starts: they must complete and be logged.
     setTimeout(() => slow.stop(), 300);
@@ -53,14 +56,19 @@ describe('graceful shutdown and /metrics', () => {
     await db().query('UPDATE webhook SET url = $1 WHERE id = $2', [`${restarted.url}/slow`, hook.id]);
     const second = await startDispatcher();
     try {
-      await waitFor(async () => {
-        const { rows } = await db().query(
-          `SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1 AND state = 'succeeded'`,
-          [hook.id],
-        );
-        return rows[0].n === 40 - inFlightAtShutdown || rows[0].n === 40;
-      }, { timeoutMs: 20_000, what: 'the remaining deliveries on the second dispatcher' });
-      const { rows } = await db().query(`SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1`, [hook.id]);
+      await waitFor(
+        async () => {
+          const { rows } = await db().query(
+            `SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1 AND state = 'succeeded'`,
+            [hook.id],
+          );
+          return rows[0].n === 40 - inFlightAtShutdown || rows[0].n === 40;
+        },
+        { timeoutMs: 20_000, what: 'the remaining deliveries on the second dispatcher' },
+      );
+      const { rows } = await db().query(`SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1`, [
+        hook.id,
+      ]);
       expect(rows[0].n).toBe(40);
     } finally {
       await second.close();
@@ -77,11 +85,16 @@ describe('graceful shutdown and /metrics', () => {
       await createWebhook({ merchantId, url: `${receiver.url}/ok` });
       await createWebhook({ merchantId, url: `${receiver.url}/fail` });
       await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
-      await waitFor(() => receiver.to('/ok').length === 1 && receiver.to('/fail').length === 1, { what: 'both deliveries' });
-      const text = await waitFor(async () => {
-        const body = await (await fetch(`${base}/metrics`)).text();
-        return /webhook_deliveries_total\{outcome="http_error"\} [1-9]/.test(body) ? body : undefined;
-      }, { what: 'metrics to count the attempts' });
+      await waitFor(() => receiver.to('/ok').length === 1 && receiver.to('/fail').length === 1, {
+        what: 'both deliveries',
+      });
+      const text = await waitFor(
+        async () => {
+          const body = await (await fetch(`${base}/metrics`)).text();
+          return /webhook_deliveries_total\{outcome="http_error"\} [1-9]/.test(body) ? body : undefined;
+        },
+        { what: 'metrics to count the attempts' },
+      );
       expect(text).toMatch(/webhook_deliveries_total\{outcome="success"\} [1-9]/);
       expect(text).toMatch(/webhook_delivery_duration_seconds_bucket\{le="0.05"\} \d+/);
       expect(text).toContain('webhook_deliveries_in_flight 0');

@@ -33,18 +33,29 @@ describe('connect-time SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', () => 
   });
 
   it.each([
-    ['an IP literal on loopback', (port: string) => `http://127.0.0.1:${port}/literal`, /^Blocked: 127\.0\.0\.1 is a private or loopback address/],
-    ['a host name that resolves to loopback (what DNS rebinding would do)', (port: string) => `http://localhost:${port}/named`, /^Blocked: localhost resolves only to private or loopback addresses/],
+    [
+      'an IP literal on loopback',
+      (port: string) => `http://127.0.0.1:${port}/literal`,
+      /^Blocked: 127\.0\.0\.1 is a private or loopback address/,
+    ],
+    [
+      'a host name that resolves to loopback (what DNS rebinding would do)',
+      (port: string) => `http://localhost:${port}/named`,
+      /^Blocked: localhost resolves only to private or loopback addresses/,
+    ],
     ['an IPv4-mapped IPv6 loopback', (port: string) => `http://[::ffff:127.0.0.1]:${port}/mapped`, /^Blocked: /],
   ])('refuses %s at connect time, logging status 0', async (_name, url, error) => {
     const { merchantId, integrationId } = await createMerchant();
     const port = new URL(receiver.url).port;
     const hook = await createWebhook({ merchantId, url: url(port) });
     await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
-    const [log] = await waitFor(async () => {
-      const logs = await logsOf(hook.id);
-      return logs.length ? logs : undefined;
-    }, { what: 'the blocked attempt' });
+    const [log] = await waitFor(
+      async () => {
+        const logs = await logsOf(hook.id);
+        return logs.length ? logs : undefined;
+      },
+      { what: 'the blocked attempt' },
+    );
     expect(log.status).toBe(0);
     expect(log.error).toMatch(error);
     expect(receiver.requests).toHaveLength(0);

@@ -275,7 +275,10 @@ export function isValidStandardWebhook(input: VerifyStandardWebhookInput): boole
  */
 export function signLegacyHex(body: WebhookBody, secret: string): string {
   if (typeof secret !== 'string' || secret === '') throw new WebhookSecretError('A webhook secret is required');
-  return createHmac('sha256', cachedKey(`l:${secret}`, () => Buffer.from(secret, 'utf8')))
+  return createHmac(
+    'sha256',
+    cachedKey(`l:${secret}`, () => Buffer.from(secret, 'utf8')),
+  )
     .update(body)
     .digest('hex');
 }

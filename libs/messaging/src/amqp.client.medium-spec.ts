@@ -67,10 +67,13 @@ describe('AmqpClient against a real RabbitMQ', () => {
     const started = Date.now();
     await amqp.publish('', retryQueueName(200), Buffer.from('later'));
     expect(await drain(QUEUES.deliveries)).toEqual([]);
-    const arrived = await waitFor(async () => {
-      const bodies = await drain(QUEUES.deliveries);
-      return bodies.length ? bodies : undefined;
-    }, { what: 'the delayed message' });
+    const arrived = await waitFor(
+      async () => {
+        const bodies = await drain(QUEUES.deliveries);
+        return bodies.length ? bodies : undefined;
+      },
+      { what: 'the delayed message' },
+    );
     expect(arrived).toEqual(['later']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
   });

@@ -70,7 +70,10 @@ export interface WebhookChangedMessage {
   merchantId: string;
 }
 
-export async function publishWebhookChanged(amqp: AmqpClient, message: Omit<WebhookChangedMessage, 'type'>): Promise<void> {
+export async function publishWebhookChanged(
+  amqp: AmqpClient,
+  message: Omit<WebhookChangedMessage, 'type'>,
+): Promise<void> {
   const body: WebhookChangedMessage = { type: 'webhook.changed', ...message };
   await amqp.publish(EXCHANGES.config, '', Buffer.from(JSON.stringify(body)));
 }

@@ -19,7 +19,10 @@ export class MessagingModule {
     return MessagingModule.forRootAsync({ inject: [], useFactory: () => options });
   }
 
-  static forRootAsync(options: { inject: unknown[]; useFactory: (...args: never[]) => AmqpClientOptions }): DynamicModule {
+  static forRootAsync(options: {
+    inject: unknown[];
+    useFactory: (...args: never[]) => AmqpClientOptions;
+  }): DynamicModule {
     return {
       module: MessagingModule,
       providers: [
@@ -39,4 +42,3 @@ export class MessagingModule {
     };
   }
 }
-

@@ -12,7 +12,12 @@ import { PlatformTokenGuard } from './platform-token.guard.js';
 @Module({
   imports: [TypeOrmModule.forFeature([BackendUserEntity, MerchantEntity])],
   controllers: [BackendUserController],
-  providers: [BackendUserRepository, BackendUserService, PlatformTokenGuard, { provide: PasswordHasher, useValue: new PasswordHasher() }],
+  providers: [
+    BackendUserRepository,
+    BackendUserService,
+    PlatformTokenGuard,
+    { provide: PasswordHasher, useValue: new PasswordHasher() },
+  ],
   exports: [BackendUserRepository, PasswordHasher],
 })
 export class AuthModule {}

@@ -15,7 +15,10 @@ export class BackendUserController {
 
   @Post()
   @HttpCode(201)
-  create(@Param('merchantId', resourceId('merchant')) merchantId: string, @Body() body: CreateBackendUserDto): Promise<BackendUserView> {
+  create(
+    @Param('merchantId', resourceId('merchant')) merchantId: string,
+    @Body() body: CreateBackendUserDto,
+  ): Promise<BackendUserView> {
     return this.users.create(merchantId, body);
   }
 }

@@ -19,8 +19,17 @@ export class BackendUserRepository {
    * Inserts the user unless the e-mail is taken; returns false when it is. ON CONFLICT instead of catching a
    * unique violation, so no failed statement (with the password hash among its parameters) is ever logged.
    */
-  async insertIfEmailFree(user: Pick<BackendUserEntity, 'id' | 'merchantId' | 'email' | 'passwordHash'>): Promise<boolean> {
-    const result = await this.users.createQueryBuilder().insert().into(BackendUserEntity).values(user).orIgnore().returning('id').execute();
+  async insertIfEmailFree(
+    user: Pick<BackendUserEntity, 'id' | 'merchantId' | 'email' | 'passwordHash'>,
+  ): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .insert()
+      .into(BackendUserEntity)
+      .values(user)
+      .orIgnore()
+      .returning('id')
+      .execute();
     return result.raw.length > 0;
   }
 

@@ -35,6 +35,8 @@ export class LoginThrottleRepository {
   }
 
   async deleteOlderThan(windowMs: number): Promise<void> {
-    await this.dataSource.query(`DELETE FROM login_failure WHERE created_at <= now() - make_interval(secs => $1)`, [windowMs / 1000]);
+    await this.dataSource.query(`DELETE FROM login_failure WHERE created_at <= now() - make_interval(secs => $1)`, [
+      windowMs / 1000,
+    ]);
   }
 }

@@ -15,7 +15,9 @@ describe('LoginThrottleService (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     for (let i = 0; i < 2; i += 1) {
-      const pool = new DataSource(dataSourceOptions({ url: testEnv().databaseUrl, poolSize: 15, applicationName: `throttle-${i}` }));
+      const pool = new DataSource(
+        dataSourceOptions({ url: testEnv().databaseUrl, poolSize: 15, applicationName: `throttle-${i}` }),
+      );
       await pool.initialize();
       pools.push(pool);
     }
@@ -33,7 +35,8 @@ describe('LoginThrottleService (real PostgreSQL)', () => {
 
   it('admits the allowed failures per e-mail, then refuses with the time until the oldest leaves the window', async () => {
     const email = `${randomUUID()}@shop.example`;
-    for (let i = 0; i < LOGIN_LIMITS.maxFailuresPerEmail; i += 1) expect((await fail(first, email, `203.0.113.${i}`)).admitted).toBe(true);
+    for (let i = 0; i < LOGIN_LIMITS.maxFailuresPerEmail; i += 1)
+      expect((await fail(first, email, `203.0.113.${i}`)).admitted).toBe(true);
     const refused = await first.admit(email, '203.0.113.99');
     expect(refused).toEqual({ admitted: false, retryAfterSeconds: expect.any(Number) });
     if (!refused.admitted) {
@@ -44,14 +47,17 @@ describe('LoginThrottleService (real PostgreSQL)', () => {
 
   it('shares the count between processes', async () => {
     const email = `${randomUUID()}@shop.example`;
-    for (let i = 0; i < LOGIN_LIMITS.maxFailuresPerEmail; i += 1) await fail(i % 2 ? first : second, email, `198.51.100.${i}`);
+    for (let i = 0; i < LOGIN_LIMITS.maxFailuresPerEmail; i += 1)
+      await fail(i % 2 ? first : second, email, `198.51.100.${i}`);
     expect((await second.admit(email, '198.51.100.200')).admitted).toBe(false);
     expect((await first.admit(email, '198.51.100.201')).admitted).toBe(false);
   });
 
   it('never lets more attempts through than the limit, however many arrive at once from both processes', async () => {
     const email = `${randomUUID()}@shop.example`;
-    const attempts = await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 ? first : second).admit(email, `192.0.2.${i}`)));
+    const attempts = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (i % 2 ? first : second).admit(email, `192.0.2.${i}`)),
+    );
     const admitted = attempts.filter((a): a is AdmittedAttempt => a.admitted);
     expect(admitted.length).toBeGreaterThanOrEqual(1);
     expect(admitted.length).toBeLessThanOrEqual(LOGIN_LIMITS.maxFailuresPerEmail);
@@ -74,8 +80,14 @@ describe('LoginThrottleService (real PostgreSQL)', () => {
     const attempt = await first.admit(email, address);
     if (!attempt.admitted) throw new Error('expected to be admitted');
     await attempt.succeeded();
-    const [{ emailRows }] = await pools[0].query(`SELECT count(*)::int AS "emailRows" FROM login_failure WHERE key = $1`, [`email:${email}`]);
-    const [{ addressRows }] = await pools[0].query(`SELECT count(*)::int AS "addressRows" FROM login_failure WHERE key = $1`, [`addr:${address}`]);
+    const [{ emailRows }] = await pools[0].query(
+      `SELECT count(*)::int AS "emailRows" FROM login_failure WHERE key = $1`,
+      [`email:${email}`],
+    );
+    const [{ addressRows }] = await pools[0].query(
+      `SELECT count(*)::int AS "addressRows" FROM login_failure WHERE key = $1`,
+      [`addr:${address}`],
+    );
     expect(emailRows).toBe(0);
     expect(addressRows).toBe(LOGIN_LIMITS.maxFailuresPerEmail - 1);
   });

@@ -24,13 +24,21 @@ export class SessionController {
 
   @Post()
   @HttpCode(200)
-  async signIn(@Body() body: SignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
+  async signIn(
+    @Body() body: SignInDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SessionView> {
     const outcome = await this.sessions.signIn(body.email, body.password, request.ip);
     if (outcome.kind === 'throttled') {
       void reply.header('retry-after', String(outcome.retryAfterSeconds));
-      throw new ProblemException(429, `Too many failed sign-in attempts. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minute(s).`);
+      throw new ProblemException(
+        429,
+        `Too many failed sign-in attempts. Try again in ${Math.ceil(outcome.retryAfterSeconds / 60)} minute(s).`,
+      );
     }
-    if (outcome.kind === 'invalid') throw new ProblemException(401, 'The e-mail address or the password is not correct.');
+    if (outcome.kind === 'invalid')
+      throw new ProblemException(401, 'The e-mail address or the password is not correct.');
     this.cookie.set(request, reply, outcome.token);
     return { email: outcome.email, csrfToken: outcome.csrfToken };
   }
@@ -45,7 +53,11 @@ export class SessionController {
   @Delete()
   @HttpCode(204)
   @UseGuards(SessionGuard)
-  async signOut(@CurrentSession() session: SessionContext, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+  async signOut(
+    @CurrentSession() session: SessionContext,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
     await this.sessions.signOut(session);
     this.cookie.clear(request, reply);
   }

@@ -14,7 +14,14 @@ import { SessionService } from './session.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([BackendSessionEntity]), AuthModule],
   controllers: [SessionController],
-  providers: [SessionRepository, SessionService, SessionCookie, SessionGuard, LoginThrottleRepository, LoginThrottleService],
+  providers: [
+    SessionRepository,
+    SessionService,
+    SessionCookie,
+    SessionGuard,
+    LoginThrottleRepository,
+    LoginThrottleService,
+  ],
   exports: [SessionGuard, SessionService, SessionCookie],
 })
 export class SessionModule {}

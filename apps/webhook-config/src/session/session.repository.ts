@@ -16,7 +16,9 @@ export interface ActiveSessionRow {
 export class SessionRepository {
   constructor(@InjectRepository(BackendSessionEntity) private readonly sessions: Repository<BackendSessionEntity>) {}
 
-  async create(session: Pick<BackendSessionEntity, 'id' | 'tokenHash' | 'userId' | 'merchantId' | 'expiresAt'>): Promise<void> {
+  async create(
+    session: Pick<BackendSessionEntity, 'id' | 'tokenHash' | 'userId' | 'merchantId' | 'expiresAt'>,
+  ): Promise<void> {
     await this.sessions.insert(session);
   }
 

@@ -38,7 +38,9 @@ export class SessionService {
       return { kind: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
     }
     const user = await this.users.findByEmail(email);
-    const valid = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.burn(password).then(() => false);
+    const valid = user
+      ? await this.hasher.verify(password, user.passwordHash)
+      : await this.hasher.burn(password).then(() => false);
     if (!user || !valid) {
       await attempt.failed();
       return { kind: 'invalid' };

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { csrfTokenFor, hashSessionToken, isValidCsrfToken, looksLikeSessionToken, newSessionToken } from './session.tokens.js';
+import {
+  csrfTokenFor,
+  hashSessionToken,
+  isValidCsrfToken,
+  looksLikeSessionToken,
+  newSessionToken,
+} from './session.tokens.js';
 
 describe('session tokens', () => {
   it('are 256-bit random base64url strings, unique per sign-in', () => {

@@ -21,4 +21,5 @@ export function isValidCsrfToken(sessionToken: string, submitted: string | undef
 }
 
 /** A plausible session token (anything else is not looked up). */
-export const looksLikeSessionToken = (value: string | undefined): value is string => !!value && /^[A-Za-z0-9_-]{43}$/.test(value);
+export const looksLikeSessionToken = (value: string | undefined): value is string =>
+  !!value && /^[A-Za-z0-9_-]{43}$/.test(value);

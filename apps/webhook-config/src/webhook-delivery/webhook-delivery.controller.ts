@@ -14,7 +14,10 @@ export class WebhookDeliveryController {
 
   @Post('test')
   @HttpCode(202)
-  test(@CurrentSession() session: SessionContext, @Param('id', resourceId('webhook')) id: string): Promise<{ deliveryId: string }> {
+  test(
+    @CurrentSession() session: SessionContext,
+    @Param('id', resourceId('webhook')) id: string,
+  ): Promise<{ deliveryId: string }> {
     return this.deliveries.sendTest(session.merchantId, id);
   }
 

@@ -5,12 +5,24 @@ import { Repository } from 'typeorm';
 
 export type NewDelivery = Pick<
   WebhookDeliveryEntity,
-  'id' | 'webhookId' | 'merchantId' | 'eventId' | 'eventType' | 'subject' | 'url' | 'contentType' | 'version' | 'retryOnError' | 'body'
+  | 'id'
+  | 'webhookId'
+  | 'merchantId'
+  | 'eventId'
+  | 'eventType'
+  | 'subject'
+  | 'url'
+  | 'contentType'
+  | 'version'
+  | 'retryOnError'
+  | 'body'
 >;
 
 @Injectable()
 export class WebhookDeliveryRepository {
-  constructor(@InjectRepository(WebhookDeliveryEntity) private readonly deliveries: Repository<WebhookDeliveryEntity>) {}
+  constructor(
+    @InjectRepository(WebhookDeliveryEntity) private readonly deliveries: Repository<WebhookDeliveryEntity>,
+  ) {}
 
   async insert(delivery: NewDelivery): Promise<void> {
     await this.deliveries.insert({ ...delivery, state: 'pending', attempts: 0 });

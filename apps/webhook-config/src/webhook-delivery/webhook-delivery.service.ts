@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { encodePayload, renderWebhookPayload, type PayloadObject, type WebhookContentType, type WebhookVersion } from '#domain';
+import {
+  encodePayload,
+  renderWebhookPayload,
+  type PayloadObject,
+  type WebhookContentType,
+  type WebhookVersion,
+} from '#domain';
 import { ProblemException } from '#platform';
 import { WebhookLogRepository } from '../webhook-log/webhook-log.repository.js';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
@@ -22,7 +28,10 @@ export class WebhookDeliveryService {
   async sendTest(merchantId: string, webhookId: string): Promise<{ deliveryId: string }> {
     const webhook = await this.lookup.require(merchantId, webhookId);
     const transaction = sampleTransaction(webhook.integrationId);
-    const tree = renderWebhookPayload(webhook.version as WebhookVersion, { type: 'transaction', transaction }) as PayloadObject;
+    const tree = renderWebhookPayload(webhook.version as WebhookVersion, {
+      type: 'transaction',
+      transaction,
+    }) as PayloadObject;
     const { body } = encodePayload(webhook.contentType as WebhookContentType, tree);
     const deliveryId = randomUUID();
     await this.deliveries.insert({

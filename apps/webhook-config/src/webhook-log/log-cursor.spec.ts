@@ -9,8 +9,13 @@ describe('log cursor', () => {
     expect(decodeLogCursor(text)).toEqual(cursor);
   });
 
-  it.each(['', 'not-base64!', Buffer.from('{"a":1}').toString('base64url'), encodeLogCursor({ createdAt: "now'); DROP TABLE x;--", id: 'x' }),
-    encodeLogCursor({ createdAt: '2026-11-22 10:00:00+00', id: 'not-a-uuid' })])('refuses %p', (text) => {
+  it.each([
+    '',
+    'not-base64!',
+    Buffer.from('{"a":1}').toString('base64url'),
+    encodeLogCursor({ createdAt: "now'); DROP TABLE x;--", id: 'x' }),
+    encodeLogCursor({ createdAt: '2026-11-22 10:00:00+00', id: 'not-a-uuid' }),
+  ])('refuses %p', (text) => {
     expect(decodeLogCursor(text)).toBeUndefined();
   });
 });

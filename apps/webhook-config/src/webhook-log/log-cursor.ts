@@ -21,7 +21,8 @@ export function decodeLogCursor(text: string): LogCursor | undefined {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 2) return undefined;
     const [createdAt, id] = value as unknown[];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || !TIMESTAMP.test(createdAt) || !UUID.test(id)) return undefined;
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || !TIMESTAMP.test(createdAt) || !UUID.test(id))
+      return undefined;
     return { createdAt, id };
   } catch {
     return undefined;

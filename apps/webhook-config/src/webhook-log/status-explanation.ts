@@ -22,7 +22,8 @@ const KNOWN: Record<number, StatusExplanation> = {
   301: {
     title: 'Moved permanently — redirect not followed',
     cause: 'Your server answered that the webhook address has moved to another URL. Webhooks never follow redirects.',
-    remedy: 'Enter the final address as the webhook URL — often the https:// version or the URL with (or without) a trailing slash.',
+    remedy:
+      'Enter the final address as the webhook URL — often the https:// version or the URL with (or without) a trailing slash.',
   },
   302: {
     title: 'Redirecting — redirect not followed',
@@ -43,17 +44,20 @@ const KNOWN: Record<number, StatusExplanation> = {
   308: {
     title: 'Moved permanently — redirect not followed',
     cause: 'Your server answered that the webhook address has moved to another URL. Webhooks never follow redirects.',
-    remedy: 'Enter the final address as the webhook URL — often the https:// version or the URL with (or without) a trailing slash.',
+    remedy:
+      'Enter the final address as the webhook URL — often the https:// version or the URL with (or without) a trailing slash.',
   },
   400: {
     title: 'Bad request',
     cause: 'Your server did not accept the content of the webhook.',
-    remedy: 'Check that the content type (JSON or PHP form post) and the version match what your shop system expects, and look at its log for the reason.',
+    remedy:
+      'Check that the content type (JSON or PHP form post) and the version match what your shop system expects, and look at its log for the reason.',
   },
   401: {
     title: 'Unauthorized',
     cause: 'Your server asks for a login or password before it accepts the request. Webhooks do not log in.',
-    remedy: 'Exclude the webhook address from password protection, and check the webhook signature with your secret instead.',
+    remedy:
+      'Exclude the webhook address from password protection, and check the webhook signature with your secret instead.',
   },
   403: {
     title: 'Forbidden',
@@ -64,12 +68,15 @@ const KNOWN: Record<number, StatusExplanation> = {
   },
   404: {
     title: 'Not found',
-    cause: 'There is no page at this URL on your server: the path is mistyped, or the shop plugin that receives webhooks is not installed or active.',
-    remedy: 'Check the webhook URL character by character against your shop system’s documentation, and make sure the plugin is installed and enabled.',
+    cause:
+      'There is no page at this URL on your server: the path is mistyped, or the shop plugin that receives webhooks is not installed or active.',
+    remedy:
+      'Check the webhook URL character by character against your shop system’s documentation, and make sure the plugin is installed and enabled.',
   },
   405: {
     title: 'Method not allowed',
-    cause: 'The address exists but does not accept POST requests — it is probably a normal web page, not the webhook receiver.',
+    cause:
+      'The address exists but does not accept POST requests — it is probably a normal web page, not the webhook receiver.',
     remedy: 'Use the webhook address from your shop system’s documentation.',
   },
   408: {
@@ -90,12 +97,15 @@ const KNOWN: Record<number, StatusExplanation> = {
   415: {
     title: 'Unsupported content type',
     cause: 'Your server does not accept the format the webhook was sent in.',
-    remedy: 'Switch the content type setting: PHP form post for shop systems that read $_POST, JSON for everything else.',
+    remedy:
+      'Switch the content type setting: PHP form post for shop systems that read $_POST, JSON for everything else.',
   },
   422: {
     title: 'Unprocessable',
-    cause: 'Your server understood the webhook but rejected its content — often a signature check that failed, or an unexpected version.',
-    remedy: 'Make sure your server uses the current secret (after a rotation the new one) and the version you selected here.',
+    cause:
+      'Your server understood the webhook but rejected its content — often a signature check that failed, or an unexpected version.',
+    remedy:
+      'Make sure your server uses the current secret (after a rotation the new one) and the version you selected here.',
   },
   429: {
     title: 'Too many requests',
@@ -104,7 +114,8 @@ const KNOWN: Record<number, StatusExplanation> = {
   },
   500: {
     title: 'Error on your server',
-    cause: 'Your server received the webhook but failed while processing it (an internal server error, often a bug or a database problem).',
+    cause:
+      'Your server received the webhook but failed while processing it (an internal server error, often a bug or a database problem).',
     remedy: 'Look at your server’s or shop system’s error log at the time shown. Fix the error, then use Resend.',
   },
   502: {
@@ -115,7 +126,8 @@ const KNOWN: Record<number, StatusExplanation> = {
   503: {
     title: 'Service unavailable',
     cause: 'Your server is overloaded or in maintenance mode.',
-    remedy: 'Wait until it is back. With “Retry on error” the webhook is sent again automatically; otherwise use Resend.',
+    remedy:
+      'Wait until it is back. With “Retry on error” the webhook is sent again automatically; otherwise use Resend.',
   },
   504: {
     title: 'Gateway timeout',

@@ -54,7 +54,8 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
       }
       if (limit !== 1) expect(seen).toHaveLength(2000);
       expect(new Set(seen.map((row) => row.id)).size).toBe(seen.length);
-      for (let i = 1; i < seen.length; i += 1) expect(seen[i - 1].createdAt.getTime()).toBeGreaterThanOrEqual(seen[i].createdAt.getTime());
+      for (let i = 1; i < seen.length; i += 1)
+        expect(seen[i - 1].createdAt.getTime()).toBeGreaterThanOrEqual(seen[i].createdAt.getTime());
     }
   });
 
@@ -71,7 +72,12 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
   });
 
   it('reads a deep page through the (webhook_id, created_at, id) index, not by counting past earlier rows', async () => {
-    const deep = (await db.query(`SELECT created_at::text AS t, id FROM webhook_log WHERE webhook_id = $1 ORDER BY created_at, id LIMIT 1 OFFSET 20`, [webhookId]))[0];
+    const deep = (
+      await db.query(
+        `SELECT created_at::text AS t, id FROM webhook_log WHERE webhook_id = $1 ORDER BY created_at, id LIMIT 1 OFFSET 20`,
+        [webhookId],
+      )
+    )[0];
     const plan: Array<{ 'QUERY PLAN': string }> = await db.query(
       `EXPLAIN SELECT * FROM webhook_log WHERE webhook_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid) ORDER BY created_at DESC, id DESC LIMIT 21`,
       [webhookId, deep.t, deep.id],

@@ -39,7 +39,10 @@ export class WebhookLogRepository {
     const { entities, raw } = await query.getRawAndEntities<{ created_at_text: string }>();
     if (entities.length <= options.limit) return { rows: entities, next: null };
     const last = options.limit - 1;
-    return { rows: entities.slice(0, options.limit), next: { createdAt: raw[last].created_at_text, id: entities[last].id } };
+    return {
+      rows: entities.slice(0, options.limit),
+      next: { createdAt: raw[last].created_at_text, id: entities[last].id },
+    };
   }
 
   findOne(webhookId: string, logId: string): Promise<WebhookLogEntity | null> {

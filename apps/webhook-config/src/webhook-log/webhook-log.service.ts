@@ -16,13 +16,21 @@ export class WebhookLogService {
     private readonly logs: WebhookLogRepository,
   ) {}
 
-  async list(merchantId: string, webhookId: string, query: ListLogsQuery): Promise<{ data: WebhookLogView[]; nextCursor: string | null }> {
+  async list(
+    merchantId: string,
+    webhookId: string,
+    query: ListLogsQuery,
+  ): Promise<{ data: WebhookLogView[]; nextCursor: string | null }> {
     await this.lookup.require(merchantId, webhookId);
     const after = query.cursor === undefined ? undefined : decodeLogCursor(query.cursor);
     if (query.cursor !== undefined && !after) {
       throw ProblemException.validation([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
     }
-    const page = await this.logs.page(webhookId, { limit: query.limit ?? DEFAULT_LOG_PAGE_SIZE, after, outcome: query.outcome });
+    const page = await this.logs.page(webhookId, {
+      limit: query.limit ?? DEFAULT_LOG_PAGE_SIZE,
+      after,
+      outcome: query.outcome,
+    });
     return { data: page.rows.map(toWebhookLogView), nextCursor: page.next ? encodeLogCursor(page.next) : null };
   }
 }

@@ -13,13 +13,19 @@ export class WebhookSecretController {
   constructor(private readonly secrets: WebhookSecretService) {}
 
   @Get()
-  reveal(@CurrentSession() session: SessionContext, @Param('id', resourceId('webhook')) id: string): Promise<SecretView> {
+  reveal(
+    @CurrentSession() session: SessionContext,
+    @Param('id', resourceId('webhook')) id: string,
+  ): Promise<SecretView> {
     return this.secrets.reveal(session.merchantId, id);
   }
 
   @Post('rotate')
   @HttpCode(200)
-  rotate(@CurrentSession() session: SessionContext, @Param('id', resourceId('webhook')) id: string): Promise<SecretView> {
+  rotate(
+    @CurrentSession() session: SessionContext,
+    @Param('id', resourceId('webhook')) id: string,
+  ): Promise<SecretView> {
     return this.secrets.rotate(session.merchantId, id);
   }
 }

@@ -13,7 +13,9 @@ describe('WebhookSecretRepository (real PostgreSQL)', () => {
   let merchantId: string;
 
   beforeAll(async () => {
-    db = new DataSource(dataSourceOptions({ url: testEnv().databaseUrl, entities: [WebhookSecretEntity], poolSize: 10 }));
+    db = new DataSource(
+      dataSourceOptions({ url: testEnv().databaseUrl, entities: [WebhookSecretEntity], poolSize: 10 }),
+    );
     await db.initialize();
     secrets = new WebhookSecretRepository(db, db.getRepository(WebhookSecretEntity));
     merchantId = randomUUID();
@@ -30,7 +32,10 @@ describe('WebhookSecretRepository (real PostgreSQL)', () => {
       `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events) VALUES ($1, $2, 'w', 'https://93.184.215.14/', 'json', '2026-08-20', true, '{transaction}')`,
       [webhookId, merchantId],
     );
-    await db.query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, '\\x01')`, [firstId, webhookId]);
+    await db.query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, '\\x01')`, [
+      firstId,
+      webhookId,
+    ]);
     return { webhookId, firstId };
   }
 
@@ -49,10 +54,18 @@ describe('WebhookSecretRepository (real PostgreSQL)', () => {
     const { webhookId } = await webhookWithSecret();
     const expired = randomUUID();
     const stillValid = randomUUID();
-    await db.query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext, expires_at) VALUES ($1, $2, '\\x03', now() - interval '1 minute')`, [expired, webhookId]);
-    await db.query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext, expires_at) VALUES ($1, $2, '\\x04', now() + interval '3 hours')`, [stillValid, webhookId]);
+    await db.query(
+      `INSERT INTO webhook_secret (id, webhook_id, ciphertext, expires_at) VALUES ($1, $2, '\\x03', now() - interval '1 minute')`,
+      [expired, webhookId],
+    );
+    await db.query(
+      `INSERT INTO webhook_secret (id, webhook_id, ciphertext, expires_at) VALUES ($1, $2, '\\x04', now() + interval '3 hours')`,
+      [stillValid, webhookId],
+    );
     await secrets.rotate(webhookId, { id: randomUUID(), ciphertext: Buffer.from([5]) }, DAY_MS);
-    const ids = (await db.query(`SELECT id FROM webhook_secret WHERE webhook_id = $1`, [webhookId])).map((row: { id: string }) => row.id);
+    const ids = (await db.query(`SELECT id FROM webhook_secret WHERE webhook_id = $1`, [webhookId])).map(
+      (row: { id: string }) => row.id,
+    );
     expect(ids).not.toContain(expired);
     expect(ids).toContain(stillValid);
     expect(ids).toHaveLength(3);
@@ -60,7 +73,11 @@ describe('WebhookSecretRepository (real PostgreSQL)', () => {
 
   it('serialises concurrent rotations on the webhook row: always exactly one current secret', async () => {
     const { webhookId } = await webhookWithSecret();
-    await Promise.all(Array.from({ length: 6 }, () => secrets.rotate(webhookId, { id: randomUUID(), ciphertext: Buffer.from([6]) }, DAY_MS)));
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        secrets.rotate(webhookId, { id: randomUUID(), ciphertext: Buffer.from([6]) }, DAY_MS),
+      ),
+    );
     const [{ current, total }] = await db.query(
       `SELECT count(*) FILTER (WHERE expires_at IS NULL)::int AS current, count(*)::int AS total FROM webhook_secret WHERE webhook_id = $1`,
       [webhookId],

@@ -17,7 +17,10 @@ export class WebhookSecretRepository {
 
   /** When the last rotated-out secret that still signs stops signing, or null. */
   async previousExpiry(webhookId: string): Promise<Date | null> {
-    const row = await this.secrets.findOne({ where: { webhookId, expiresAt: MoreThan(new Date()) }, order: { expiresAt: 'DESC' } });
+    const row = await this.secrets.findOne({
+      where: { webhookId, expiresAt: MoreThan(new Date()) },
+      order: { expiresAt: 'DESC' },
+    });
     return row?.expiresAt ?? null;
   }
 
@@ -26,7 +29,11 @@ export class WebhookSecretRepository {
    * current secret): the current secret expires after `graceMs`, secrets already expired are deleted, and
    * `next` becomes current. Returns the expiry given to the old secret.
    */
-  async rotate(webhookId: string, next: Pick<WebhookSecretEntity, 'id' | 'ciphertext'>, graceMs: number): Promise<Date> {
+  async rotate(
+    webhookId: string,
+    next: Pick<WebhookSecretEntity, 'id' | 'ciphertext'>,
+    graceMs: number,
+  ): Promise<Date> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT id FROM webhook WHERE id = $1 FOR UPDATE`, [webhookId]);
       await manager.query(`DELETE FROM webhook_secret WHERE webhook_id = $1 AND expires_at <= now()`, [webhookId]);
@@ -34,7 +41,10 @@ export class WebhookSecretRepository {
         `SELECT now() + make_interval(secs => $1) AS expires_at`,
         [graceMs / 1000],
       );
-      await manager.query(`UPDATE webhook_secret SET expires_at = $2 WHERE webhook_id = $1 AND expires_at IS NULL`, [webhookId, expiresAt]);
+      await manager.query(`UPDATE webhook_secret SET expires_at = $2 WHERE webhook_id = $1 AND expires_at IS NULL`, [
+        webhookId,
+        expiresAt,
+      ]);
       await manager.insert(WebhookSecretEntity, { ...next, webhookId, expiresAt: null });
       return expiresAt;
     });

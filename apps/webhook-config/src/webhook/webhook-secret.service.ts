@@ -36,7 +36,10 @@ export class WebhookSecretService {
     const current = await this.secrets.findCurrent(webhookId);
     if (!current) throw new Error(`webhook ${webhookId} has no current secret`);
     const previous = await this.secrets.previousExpiry(webhookId);
-    return { secret: this.cipher.decrypt(current.ciphertext, webhookId), previousSecretExpiresAt: previous?.toISOString() ?? null };
+    return {
+      secret: this.cipher.decrypt(current.ciphertext, webhookId),
+      previousSecretExpiresAt: previous?.toISOString() ?? null,
+    };
   }
 
   async rotate(merchantId: string, webhookId: string): Promise<SecretView> {

@@ -22,8 +22,14 @@ describe('webhookUrlSyntaxProblem', () => {
     ['ftp://shop.example/hook', 'must start with https:// or http://'],
     ['javascript:alert(1)', 'must start with https:// or http://'],
     ['https:shop.example/hook', 'must be an absolute URL starting with https:// or http://'],
-    ['https://user:pass@shop.example/hook', 'must not contain a user name or password; verify the webhook signature instead'],
-    ['https://token@shop.example/hook', 'must not contain a user name or password; verify the webhook signature instead'],
+    [
+      'https://user:pass@shop.example/hook',
+      'must not contain a user name or password; verify the webhook signature instead',
+    ],
+    [
+      'https://token@shop.example/hook',
+      'must not contain a user name or password; verify the webhook signature instead',
+    ],
     [`https://shop.example/${'a'.repeat(2048)}`, 'must be at most 2048 characters long'],
   ])('rejects %p: %s', (url, message) => {
     expect(webhookUrlSyntaxProblem(url)).toBe(message);
@@ -32,7 +38,11 @@ describe('webhookUrlSyntaxProblem', () => {
 
 describe('WebhookUrlPolicy', () => {
   const config = (allowPrivate: boolean) =>
-    loadWebhookConfigConfig({ NODE_ENV: 'test', SECRET_ENCRYPTION_KEY: DEV_SECRET_ENCRYPTION_KEY, WEBHOOK_ALLOW_PRIVATE_TARGETS: String(allowPrivate) });
+    loadWebhookConfigConfig({
+      NODE_ENV: 'test',
+      SECRET_ENCRYPTION_KEY: DEV_SECRET_ENCRYPTION_KEY,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: String(allowPrivate),
+    });
   const resolverOf =
     (table: Record<string, string[] | Error>): HostResolver =>
     async (host) => {
@@ -40,7 +50,8 @@ describe('WebhookUrlPolicy', () => {
       if (answer instanceof Error) throw answer;
       return answer;
     };
-  const policy = (table: Record<string, string[] | Error> = {}, allowPrivate = false) => new WebhookUrlPolicy(config(allowPrivate), resolverOf(table));
+  const policy = (table: Record<string, string[] | Error> = {}, allowPrivate = false) =>
+    new WebhookUrlPolicy(config(allowPrivate), resolverOf(table));
 
   it('accepts a host whose every address is public', async () => {
     const p = policy({ 'shop.example': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] });
@@ -63,7 +74,7 @@ describe('WebhookUrlPolicy', () => {
   });
 
   it('rejects a host name when any of its addresses is private (DNS rebinding bait)', async () => {
-    const p = policy({ 'mixed.example': ['93.184.215.14', '10.0.0.5'], 'localhost': ['127.0.0.1', '::1'] });
+    const p = policy({ 'mixed.example': ['93.184.215.14', '10.0.0.5'], localhost: ['127.0.0.1', '::1'] });
     await expect(p.targetProblem('https://mixed.example/hook')).resolves.toBe(
       'must point to a public internet address; mixed.example is a private, loopback or link-local address (10.0.0.5), which webhooks may not reach',
     );
@@ -72,7 +83,9 @@ describe('WebhookUrlPolicy', () => {
 
   it('says when a host does not exist or cannot be looked up', async () => {
     const p = policy({ 'flaky.example': Object.assign(new Error('try again'), { code: 'EAI_AGAIN' }) });
-    await expect(p.targetProblem('https://nowhere.example/hook')).resolves.toBe('host nowhere.example does not exist (it has no DNS address)');
+    await expect(p.targetProblem('https://nowhere.example/hook')).resolves.toBe(
+      'host nowhere.example does not exist (it has no DNS address)',
+    );
     await expect(p.targetProblem('https://flaky.example/hook')).resolves.toBe(
       'host flaky.example could not be looked up right now; please try again in a moment',
     );

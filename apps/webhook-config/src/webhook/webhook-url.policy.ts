@@ -44,7 +44,10 @@ export const systemHostResolver: HostResolver = async (hostname) => {
     const answers = await Promise.race([
       lookup(hostname, { all: true, verbatim: true }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), RESOLVE_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })),
+          RESOLVE_TIMEOUT_MS,
+        );
       }),
     ]);
     return answers.map((answer) => answer.address);

@@ -22,7 +22,10 @@ export class WebhookController {
 
   @Post()
   @HttpCode(201)
-  create(@CurrentSession() session: SessionContext, @Body() body: CreateWebhookDto): Promise<WebhookView & { secret: string }> {
+  create(
+    @CurrentSession() session: SessionContext,
+    @Body() body: CreateWebhookDto,
+  ): Promise<WebhookView & { secret: string }> {
     return this.webhooks.create(session.merchantId, body);
   }
 
@@ -32,7 +35,11 @@ export class WebhookController {
   }
 
   @Patch(':id')
-  update(@CurrentSession() session: SessionContext, @Param('id', resourceId('webhook')) id: string, @Body() body: UpdateWebhookDto): Promise<WebhookView> {
+  update(
+    @CurrentSession() session: SessionContext,
+    @Param('id', resourceId('webhook')) id: string,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookView> {
     return this.webhooks.update(session.merchantId, id, body);
   }
 

@@ -31,7 +31,11 @@ import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-u
     WebhookUrlPolicy,
     WebhookChangePublisher,
     { provide: HOST_RESOLVER, useValue: systemHostResolver },
-    { provide: SecretCipher, inject: [WebhookConfigConfig], useFactory: (config: WebhookConfigConfig) => new SecretCipher(config.secretEncryptionKey) },
+    {
+      provide: SecretCipher,
+      inject: [WebhookConfigConfig],
+      useFactory: (config: WebhookConfigConfig) => new SecretCipher(config.secretEncryptionKey),
+    },
   ],
   exports: [WebhookLookup],
 })

@@ -3,7 +3,10 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { WebhookEntity, WebhookSecretEntity } from '#persistence';
 import { DataSource, Repository } from 'typeorm';
 
-export type WebhookSettings = Pick<WebhookEntity, 'name' | 'url' | 'contentType' | 'version' | 'retryOnError' | 'events' | 'integrationId'>;
+export type WebhookSettings = Pick<
+  WebhookEntity,
+  'name' | 'url' | 'contentType' | 'version' | 'retryOnError' | 'events' | 'integrationId'
+>;
 
 /** Webhooks, always looked up together with their merchant: another merchant's id finds nothing. */
 @Injectable()
@@ -26,7 +29,10 @@ export class WebhookRepository {
   }
 
   /** The webhook and its first secret, in one transaction. */
-  async insertWithSecret(webhook: Pick<WebhookEntity, 'id' | 'merchantId'> & WebhookSettings, secret: Pick<WebhookSecretEntity, 'id' | 'webhookId' | 'ciphertext'>): Promise<WebhookEntity> {
+  async insertWithSecret(
+    webhook: Pick<WebhookEntity, 'id' | 'merchantId'> & WebhookSettings,
+    secret: Pick<WebhookSecretEntity, 'id' | 'webhookId' | 'ciphertext'>,
+  ): Promise<WebhookEntity> {
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(WebhookEntity, webhook);
       await manager.insert(WebhookSecretEntity, { ...secret, expiresAt: null });

@@ -15,7 +15,8 @@ import { toWebhookView, type WebhookView } from './webhook.view.js';
 export const MAX_WEBHOOKS_PER_MERCHANT = 50;
 
 /** Events in the contract's order, each once. */
-const canonicalEvents = (events: WebhookEventType[]): WebhookEventType[] => WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type));
+const canonicalEvents = (events: WebhookEventType[]): WebhookEventType[] =>
+  WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type));
 
 /** Webhook settings of the signed-in merchant. */
 @Injectable()
@@ -40,7 +41,10 @@ export class WebhookService {
   async create(merchantId: string, input: CreateWebhookDto): Promise<WebhookView & { secret: string }> {
     await this.validator.check(merchantId, input);
     if ((await this.webhooks.countForMerchant(merchantId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
-      throw new ProblemException(409, `You already have ${MAX_WEBHOOKS_PER_MERCHANT} webhooks, the most allowed. Delete one first.`);
+      throw new ProblemException(
+        409,
+        `You already have ${MAX_WEBHOOKS_PER_MERCHANT} webhooks, the most allowed. Delete one first.`,
+      );
     }
     const id = randomUUID();
     const settings: WebhookSettings = {
@@ -76,7 +80,8 @@ export class WebhookService {
   }
 
   async remove(merchantId: string, id: string): Promise<void> {
-    if (!(await this.webhooks.delete(merchantId, id))) throw new ProblemException(404, 'There is no webhook with this id.');
+    if (!(await this.webhooks.delete(merchantId, id)))
+      throw new ProblemException(404, 'There is no webhook with this id.');
     await this.changes.changed(merchantId, id);
   }
 }

@@ -19,9 +19,17 @@ export class AmqpTap {
     await channel.checkExchange(exchange);
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
     await channel.bindQueue(queue, exchange, routingKey);
-    await channel.consume(queue, (message) => {
-      if (message) tap.messages.push({ body: JSON.parse(message.content.toString('utf8')), headers: message.properties.headers ?? {} });
-    }, { noAck: true });
+    await channel.consume(
+      queue,
+      (message) => {
+        if (message)
+          tap.messages.push({
+            body: JSON.parse(message.content.toString('utf8')),
+            headers: message.properties.headers ?? {},
+          });
+      },
+      { noAck: true },
+    );
     return tap;
   }
 

@@ -30,7 +30,12 @@ export interface Answer<T = Json> {
   text: string;
 }
 
-export async function call<T = Json>(baseUrl: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+export async function call<T = Json>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
@@ -48,19 +53,19 @@ export async function call<T = Json>(baseUrl: string, method: string, path: stri
 }
 
 /** A merchant with integrations, inserted directly (transaction-api owns creating them). */
-export async function seedMerchant(db: DataSource, integrationNames: string[] = ['Online shop']): Promise<{ merchantId: string; integrationIds: string[] }> {
+export async function seedMerchant(
+  db: DataSource,
+  integrationNames: string[] = ['Online shop'],
+): Promise<{ merchantId: string; integrationIds: string[] }> {
   const merchantId = randomUUID();
   await db.query(`INSERT INTO merchant (id, name) VALUES ($1, $2)`, [merchantId, `Merchant ${merchantId.slice(0, 8)}`]);
   const integrationIds: string[] = [];
   for (const name of integrationNames) {
     const id = randomUUID();
-    await db.query(`INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, $3, $4, $5)`, [
-      id,
-      merchantId,
-      name,
-      Buffer.from(randomUUID()),
-      'pk_test',
-    ]);
+    await db.query(
+      `INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, $3, $4, $5)`,
+      [id, merchantId, name, Buffer.from(randomUUID()), 'pk_test'],
+    );
     integrationIds.push(id);
   }
   return { merchantId, integrationIds };
@@ -69,8 +74,15 @@ export async function seedMerchant(db: DataSource, integrationNames: string[] = 
 export const platformHeaders = { authorization: `Bearer ${DEV_PLATFORM_TOKEN}` };
 export const PASSWORD = 'correct horse battery staple';
 
-export async function createUser(baseUrl: string, merchantId: string, email = `owner-${randomUUID().slice(0, 8)}@shop.example`): Promise<string> {
-  const answer = await call(baseUrl, 'POST', `/internal/merchants/${merchantId}/users`, { body: { email, password: PASSWORD }, headers: platformHeaders });
+export async function createUser(
+  baseUrl: string,
+  merchantId: string,
+  email = `owner-${randomUUID().slice(0, 8)}@shop.example`,
+): Promise<string> {
+  const answer = await call(baseUrl, 'POST', `/internal/merchants/${merchantId}/users`, {
+    body: { email, password: PASSWORD },
+    headers: platformHeaders,
+  });
   if (answer.status !== 201) throw new Error(`could not create a user: ${answer.status} ${answer.text}`);
   return email;
 }
@@ -90,9 +102,17 @@ export class Client {
     readonly merchantId: string,
   ) {}
 
-  request<T = Json>(method: string, path: string, body?: unknown, options: { csrf?: boolean } = {}): Promise<Answer<T>> {
+  request<T = Json>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { csrf?: boolean } = {},
+  ): Promise<Answer<T>> {
     const csrf = options.csrf ?? method !== 'GET';
-    return call<T>(this.baseUrl, method, path, { body, headers: { cookie: this.cookie, ...(csrf ? { 'x-csrf-token': this.csrfToken } : {}) } });
+    return call<T>(this.baseUrl, method, path, {
+      body,
+      headers: { cookie: this.cookie, ...(csrf ? { 'x-csrf-token': this.csrfToken } : {}) },
+    });
   }
   get<T = Json>(path: string) {
     return this.request<T>('GET', path);
@@ -116,7 +136,10 @@ export async function signIn(baseUrl: string, email: string, merchantId: string,
 }
 
 /** A new merchant with one integration and a signed-in backend user. */
-export async function newMerchantSession(running: RunningApp, integrationNames?: string[]): Promise<Client & { integrationIds: string[] }> {
+export async function newMerchantSession(
+  running: RunningApp,
+  integrationNames?: string[],
+): Promise<Client & { integrationIds: string[] }> {
   const { merchantId, integrationIds } = await seedMerchant(running.db, integrationNames);
   const email = await createUser(running.baseUrl, merchantId);
   return Object.assign(await signIn(running.baseUrl, email, merchantId), { integrationIds });

@@ -5,7 +5,14 @@ import type { DataSource } from 'typeorm';
 export async function seedDelivery(
   db: DataSource,
   webhook: { id: string; merchantId: string; url: string },
-  attempts: Array<{ status: number; createdAt: Date; error?: string | null; responseExcerpt?: string | null; durationMs?: number; nextAttemptAt?: Date | null }>,
+  attempts: Array<{
+    status: number;
+    createdAt: Date;
+    error?: string | null;
+    responseExcerpt?: string | null;
+    durationMs?: number;
+    nextAttemptAt?: Date | null;
+  }>,
 ): Promise<{ deliveryId: string; eventId: string; logIds: string[] }> {
   const deliveryId = randomUUID();
   const eventId = randomUUID();
@@ -13,8 +20,17 @@ export async function seedDelivery(
   await db.query(
     `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body, state, attempts)
      VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7, $8, $9)`,
-    [deliveryId, webhook.id, webhook.merchantId, eventId, JSON.stringify({ psp: 'Payrexx Direct', type: 'e-commerce', uuid }), webhook.url,
-      Buffer.from('{"transaction":{}}'), attempts.some((a) => a.status >= 200 && a.status < 300) ? 'succeeded' : 'retrying', attempts.length],
+    [
+      deliveryId,
+      webhook.id,
+      webhook.merchantId,
+      eventId,
+      JSON.stringify({ psp: 'Payrexx Direct', type: 'e-commerce', uuid }),
+      webhook.url,
+      Buffer.from('{"transaction":{}}'),
+      attempts.some((a) => a.status >= 200 && a.status < 300) ? 'succeeded' : 'retrying',
+      attempts.length,
+    ],
   );
   const logIds: string[] = [];
   for (const [index, attempt] of attempts.entries()) {
@@ -23,9 +39,27 @@ export async function seedDelivery(
     await db.query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, error, response_excerpt, created_at, next_attempt_at)
        VALUES ($1, $2, $3, $4, 'transaction', $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [id, deliveryId, webhook.id, index + 1, eventId,
-        JSON.stringify({ url: webhook.url, contentType: 'json', version: '2026-08-20', psp: 'Payrexx Direct', type: 'e-commerce', uuid }),
-        attempt.status, attempt.durationMs ?? 120, attempt.error ?? null, attempt.responseExcerpt ?? null, attempt.createdAt, attempt.nextAttemptAt ?? null],
+      [
+        id,
+        deliveryId,
+        webhook.id,
+        index + 1,
+        eventId,
+        JSON.stringify({
+          url: webhook.url,
+          contentType: 'json',
+          version: '2026-08-20',
+          psp: 'Payrexx Direct',
+          type: 'e-commerce',
+          uuid,
+        }),
+        attempt.status,
+        attempt.durationMs ?? 120,
+        attempt.error ?? null,
+        attempt.responseExcerpt ?? null,
+        attempt.createdAt,
+        attempt.nextAttemptAt ?? null,
+      ],
     );
   }
   return { deliveryId, eventId, logIds };

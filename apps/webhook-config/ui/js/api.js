@@ -86,6 +86,6 @@ export const api = {
     return request('GET', `/api/webhooks/${encodeURIComponent(id)}/logs?${query}`);
   },
   sendTest: (id) => request('POST', `/api/webhooks/${encodeURIComponent(id)}/test`),
-  resend: (id, logId) => request('POST', `/api/webhooks/${encodeURIComponent(id)}/logs/${encodeURIComponent(logId)}/resend`),
+  resend: (id, logId) =>
+    request('POST', `/api/webhooks/${encodeURIComponent(id)}/logs/${encodeURIComponent(logId)}/resend`),
 };
-

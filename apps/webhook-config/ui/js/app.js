@@ -41,7 +41,12 @@ async function route() {
   const edit = /^#\/webhooks\/([0-9a-f-]{36})\/edit$/.exec(hash);
   try {
     if (hash === '#/new') {
-      await webhookFormView(main, { onSaved: (saved) => ((createdSecret = { id: saved.id, secret: saved.secret }), (location.hash = `#/webhooks/${saved.id}`)) });
+      await webhookFormView(main, {
+        onSaved: (saved) => (
+          (createdSecret = { id: saved.id, secret: saved.secret }),
+          (location.hash = `#/webhooks/${saved.id}`)
+        ),
+      });
     } else if (edit) {
       await webhookFormView(main, { id: edit[1], onSaved: (saved) => (location.hash = `#/webhooks/${saved.id}`) });
     } else if (detail) {
@@ -59,7 +64,13 @@ async function route() {
         'section',
         { class: 'card' },
         h('h1', {}, error instanceof ApiError && error.status === 404 ? 'Not found' : 'Something went wrong'),
-        h('p', {}, error instanceof ApiError && error.status === 404 ? 'This webhook does not exist (any more).' : 'The page could not be loaded. Please try again.'),
+        h(
+          'p',
+          {},
+          error instanceof ApiError && error.status === 404
+            ? 'This webhook does not exist (any more).'
+            : 'The page could not be loaded. Please try again.',
+        ),
         h('a', { class: 'button', href: '#/' }, 'Back to all webhooks'),
       ),
     );

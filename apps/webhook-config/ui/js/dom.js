@@ -66,4 +66,3 @@ export function focusHeading(root) {
     heading.focus({ preventScroll: false });
   }
 }
-

@@ -26,7 +26,8 @@ export function formatDuration(ms) {
 /** The badge text and tone of a status. */
 export function statusBadge(status) {
   if (status >= 200 && status < 300) return { text: String(status), tone: 'ok' };
-  if (status === 0 || (status >= 300 && status < 400)) return { text: status === 0 ? 'No reply' : String(status), tone: 'warn' };
+  if (status === 0 || (status >= 300 && status < 400))
+    return { text: status === 0 ? 'No reply' : String(status), tone: 'warn' };
   return { text: String(status), tone: 'bad' };
 }
 

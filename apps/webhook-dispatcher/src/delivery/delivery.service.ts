@@ -75,7 +75,11 @@ export class DeliveryService {
         secrets: webhook.secrets.map((s) => s.secret),
         contentType: snapshot.contentType as WebhookContentType,
       });
-      result = await this.sender.send(webhook.url, { ...headers, 'user-agent': 'payments-webhooks/1.0' }, snapshot.body);
+      result = await this.sender.send(
+        webhook.url,
+        { ...headers, 'user-agent': 'payments-webhooks/1.0' },
+        snapshot.body,
+      );
     } finally {
       this.metrics.inFlight.dec();
       const left = (this.inFlightByWebhook.get(webhook.id) ?? 1) - 1;
@@ -84,7 +88,9 @@ export class DeliveryService {
     }
 
     const succeeded = result.status >= 200 && result.status < 300;
-    this.metrics.deliveries.inc({ outcome: succeeded ? 'success' : result.status === 0 ? 'no_response' : 'http_error' });
+    this.metrics.deliveries.inc({
+      outcome: succeeded ? 'success' : result.status === 0 ? 'no_response' : 'http_error',
+    });
     this.metrics.latency.observe(result.durationMs / 1000);
     if (attempt === 1 && snapshot.occurredAt) {
       this.metrics.eventAge.observe((Date.now() - Date.parse(snapshot.occurredAt)) / 1000);
@@ -156,9 +162,14 @@ export class DeliveryService {
   }
 
   private async park(message: DeliveryMessage, attempt: number, snapshot: DeliverySnapshot) {
-    await this.amqp.publish(EXCHANGES.deadLetter, ROUTING_KEYS.parkedDeliveries, Buffer.from(JSON.stringify({ ...message, snapshot })), {
-      messageId: message.deliveryId,
-      headers: { [ATTEMPT_HEADER]: attempt },
-    });
+    await this.amqp.publish(
+      EXCHANGES.deadLetter,
+      ROUTING_KEYS.parkedDeliveries,
+      Buffer.from(JSON.stringify({ ...message, snapshot })),
+      {
+        messageId: message.deliveryId,
+        headers: { [ATTEMPT_HEADER]: attempt },
+      },
+    );
   }
 }

@@ -37,7 +37,9 @@ export class HttpSender implements OnModuleDestroy {
     this.allowPrivate = config.allowPrivateTargets;
     this.timeoutMs = config.timeoutMs;
     if (this.allowPrivate) {
-      this.logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: deliveries may reach loopback and private addresses. Development and tests only!');
+      this.logger.warn(
+        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: deliveries may reach loopback and private addresses. Development and tests only!',
+      );
     }
     this.agent = new Agent({
       connect: { lookup: this.guardedLookup, timeout: this.timeoutMs },
@@ -86,7 +88,13 @@ export class HttpSender implements OnModuleDestroy {
   private describe(error: unknown): string {
     const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code ?? e.cause?.code;
-    if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    if (
+      e.name === 'TimeoutError' ||
+      e.name === 'AbortError' ||
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT'
+    ) {
       return `Timeout: no complete response within ${this.timeoutMs} ms`;
     }
     switch (code) {

@@ -1,11 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { nextStep } from './retry.policy.js';
 
-const delaysMs = [60_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000];
+const delaysMs = [
+  60_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000,
+];
 
 describe('nextStep', () => {
   it('stops after a success', () => {
-    expect(nextStep({ succeeded: true, attempt: 1, retryOnError: true, manual: false, delaysMs })).toEqual({ kind: 'done' });
+    expect(nextStep({ succeeded: true, attempt: 1, retryOnError: true, manual: false, delaysMs })).toEqual({
+      kind: 'done',
+    });
   });
 
   it('without retryOnError makes exactly one attempt and does not park', () => {

@@ -1,8 +1,6 @@
 /** What happens after an attempt. */
 export type NextStep =
-  | { kind: 'done' }
-  | { kind: 'retry'; attempt: number; delayMs: number }
-  | { kind: 'give-up'; parked: boolean };
+  { kind: 'done' } | { kind: 'retry'; attempt: number; delayMs: number } | { kind: 'give-up'; parked: boolean };
 
 /**
  * CONTRACT §5: with retryOnError a failed delivery is repeated up to `delaysMs.length` (≤ 10) times, repeat n

@@ -65,7 +65,10 @@ export class WebhookCache {
     if (!webhook) return undefined;
     return {
       ...webhook,
-      secrets: secrets.map((row) => ({ secret: this.cipher.decrypt(row.ciphertext, webhookId), expiresAt: row.expiresAt })),
+      secrets: secrets.map((row) => ({
+        secret: this.cipher.decrypt(row.ciphertext, webhookId),
+        expiresAt: row.expiresAt,
+      })),
     };
   }
 

@@ -70,7 +70,9 @@ export class Webhooks1763800100000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         next_attempt_at timestamptz
       )`);
-    await queryRunner.query(`CREATE INDEX webhook_log_webhook_idx ON webhook_log (webhook_id, created_at DESC, id DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX webhook_log_webhook_idx ON webhook_log (webhook_id, created_at DESC, id DESC)`,
+    );
     await queryRunner.query(`CREATE INDEX webhook_log_delivery_idx ON webhook_log (delivery_id, attempt)`);
   }
 

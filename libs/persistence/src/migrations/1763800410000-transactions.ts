@@ -1,8 +1,18 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 const STATUSES = [
-  'waiting', 'confirmed', 'authorized', 'reserved', 'uncaptured', 'refund_pending',
-  'refunded', 'partially-refunded', 'chargeback', 'cancelled', 'declined', 'error',
+  'waiting',
+  'confirmed',
+  'authorized',
+  'reserved',
+  'uncaptured',
+  'refund_pending',
+  'refunded',
+  'partially-refunded',
+  'chargeback',
+  'cancelled',
+  'declined',
+  'error',
 ];
 const list = (values: string[]) => values.map((value) => `'${value}'`).join(', ');
 
@@ -43,13 +53,21 @@ export class Transactions1763800410000 implements MigrationInterface {
         updated_at timestamptz NOT NULL
       )`);
     // Keyset pagination, newest first, one merchant; plus one index per filter of the list endpoint.
-    await queryRunner.query(`CREATE INDEX transaction_merchant_page_idx ON transaction (merchant_id, created_at DESC, uuid DESC)`);
-    await queryRunner.query(`CREATE INDEX transaction_status_page_idx ON transaction (merchant_id, status, created_at DESC, uuid DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX transaction_merchant_page_idx ON transaction (merchant_id, created_at DESC, uuid DESC)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX transaction_status_page_idx ON transaction (merchant_id, status, created_at DESC, uuid DESC)`,
+    );
     await queryRunner.query(
       `CREATE INDEX transaction_reference_page_idx ON transaction (merchant_id, reference_id, created_at DESC, uuid DESC) WHERE reference_id IS NOT NULL`,
     );
-    await queryRunner.query(`CREATE INDEX transaction_psp_page_idx ON transaction (merchant_id, psp, created_at DESC, uuid DESC)`);
-    await queryRunner.query(`CREATE INDEX transaction_type_page_idx ON transaction (merchant_id, type, created_at DESC, uuid DESC)`);
+    await queryRunner.query(
+      `CREATE INDEX transaction_psp_page_idx ON transaction (merchant_id, psp, created_at DESC, uuid DESC)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX transaction_type_page_idx ON transaction (merchant_id, type, created_at DESC, uuid DESC)`,
+    );
 
     await queryRunner.query(`
       CREATE TABLE subscription (

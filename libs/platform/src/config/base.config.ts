@@ -15,7 +15,6 @@ export interface BaseConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
-
 /** Creates the reader for one app and reads the shared part of its configuration. */
 export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; base: BaseConfig } {
   const probe = new EnvReader(env, false);

@@ -117,7 +117,11 @@ export class EnvReader {
     if (text === undefined) return opts.default;
     const value = /^\d+$/.test(text) ? Number(text) : parseDuration(text);
     if (value === undefined || (opts.min !== undefined && value < opts.min)) {
-      return this.fail(name, `must be a duration in milliseconds (or with a unit ms, s, m, h)${opts.min ? ` of at least ${opts.min} ms` : ''}`, opts.default);
+      return this.fail(
+        name,
+        `must be a duration in milliseconds (or with a unit ms, s, m, h)${opts.min ? ` of at least ${opts.min} ms` : ''}`,
+        opts.default,
+      );
     }
     return value;
   }

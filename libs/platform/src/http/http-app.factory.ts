@@ -28,7 +28,10 @@ export interface HttpAppOptions {
  * Creates a Nest application on Fastify with the platform's conventions: RFC 9457 errors for everything
  * (including body-parser failures and unknown routes), DTO validation, graceful shutdown, optional OpenAPI.
  */
-export async function createHttpApp(module: Type | DynamicModule, options: HttpAppOptions): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  module: Type | DynamicModule,
+  options: HttpAppOptions,
+): Promise<NestFastifyApplication> {
   const logger = new ConsoleLogger({ prefix: options.name, logLevels: LEVELS[options.logLevel] ?? LEVELS.info });
   const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimit ?? 256 * 1024, trustProxy: options.trustProxy });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });

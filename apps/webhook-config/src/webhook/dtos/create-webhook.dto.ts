@@ -1,5 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { LATEST_WEBHOOK_VERSION, WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS, type WebhookContentType, type WebhookEventType, type WebhookVersion } from '#domain';
+import {
+  LATEST_WEBHOOK_VERSION,
+  WEBHOOK_CONTENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_VERSIONS,
+  type WebhookContentType,
+  type WebhookEventType,
+  type WebhookVersion,
+} from '#domain';
 import { applyRules, optional, required, WebhookRules } from './webhook-settings.rules.js';
 
 /** `POST /api/webhooks`. name, url and events are required; the rest have defaults. */

@@ -1,5 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS, type WebhookContentType, type WebhookEventType, type WebhookVersion } from '#domain';
+import {
+  WEBHOOK_CONTENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_VERSIONS,
+  type WebhookContentType,
+  type WebhookEventType,
+  type WebhookVersion,
+} from '#domain';
 import { applyRules, optional, WebhookRules } from './webhook-settings.rules.js';
 
 /** `PATCH /api/webhooks/{id}`: only the fields sent change; `integrationId: null` links to all events. */

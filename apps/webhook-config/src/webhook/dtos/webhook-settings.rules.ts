@@ -1,5 +1,16 @@
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsString, IsUUID, Length, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsString,
+  IsUUID,
+  Length,
+  ValidateIf,
+} from 'class-validator';
 import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
 import { IsWebhookUrl } from './is-webhook-url.decorator.js';
 
@@ -17,7 +28,11 @@ export const required = (field: string) => IsDefined({ message: `${field} is req
 
 /** The rules of each setting's value; each DTO adds `optional` or `required(...)`. */
 export const WebhookRules = {
-  name: [trimmed, IsString({ message: 'name must be text' }), Length(1, 200, { message: 'name must be between 1 and 200 characters long' })],
+  name: [
+    trimmed,
+    IsString({ message: 'name must be text' }),
+    Length(1, 200, { message: 'name must be between 1 and 200 characters long' }),
+  ],
   url: [IsWebhookUrl()],
   contentType: [IsIn(WEBHOOK_CONTENT_TYPES, { message: `contentType must be one of ${list(WEBHOOK_CONTENT_TYPES)}` })],
   version: [IsIn(WEBHOOK_VERSIONS, { message: `version must be one of ${list(WEBHOOK_VERSIONS)}` })],
@@ -35,6 +50,8 @@ export const WebhookRules = {
   ],
 } satisfies Record<string, PropertyDecorator[]>;
 
-export const applyRules = (...rules: PropertyDecorator[]): PropertyDecorator => (target, key) => {
-  for (const rule of rules) rule(target, key);
-};
+export const applyRules =
+  (...rules: PropertyDecorator[]): PropertyDecorator =>
+  (target, key) => {
+    for (const rule of rules) rule(target, key);
+  };

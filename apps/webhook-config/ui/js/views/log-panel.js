@@ -18,7 +18,11 @@ export function logPanel(webhook) {
     h('option', { value: 'success' }, 'Delivered'),
     h('option', { value: 'failure' }, 'Failed'),
   );
-  const refreshButton = h('button', { type: 'button', class: 'button button-secondary', onclick: () => reload() }, 'Refresh');
+  const refreshButton = h(
+    'button',
+    { type: 'button', class: 'button button-secondary', onclick: () => reload() },
+    'Refresh',
+  );
 
   async function reload() {
     const page = await api.logs(webhook.id, { outcome });
@@ -65,22 +69,61 @@ export function logPanel(webhook) {
 
   function draw() {
     if (entries.length === 0) {
-      render(body, h('p', { class: 'muted' }, outcome ? 'No attempts match this filter.' : 'No deliveries yet. Use “Send test” to try your server now.'));
+      render(
+        body,
+        h(
+          'p',
+          { class: 'muted' },
+          outcome ? 'No attempts match this filter.' : 'No deliveries yet. Use “Send test” to try your server now.',
+        ),
+      );
       return;
     }
     const rows = entries.map((entry) => {
       const badge = statusBadge(entry.status);
       const resendButton = h(
         'button',
-        { type: 'button', class: 'button button-secondary button-small', 'aria-label': `Resend the ${entry.eventType} event of ${formatDateTime(entry.createdAt)}`, onclick: () => resend(entry, resendButton) },
+        {
+          type: 'button',
+          class: 'button button-secondary button-small',
+          'aria-label': `Resend the ${entry.eventType} event of ${formatDateTime(entry.createdAt)}`,
+          onclick: () => resend(entry, resendButton),
+        },
         'Resend',
       );
       return h(
         'tr',
         { dataset: { logId: entry.id, status: String(entry.status) } },
-        h('td', { 'data-label': 'Time' }, h('div', {}, h('time', { datetime: entry.createdAt }, formatDateTime(entry.createdAt)), h('div', { class: 'muted small' }, `Attempt ${entry.attempt}`))),
-        h('td', { 'data-label': 'Event' }, h('div', {}, entry.eventType, h('div', { class: 'muted small mono', title: entry.request.uuid }, entry.request.uuid.slice(0, 8)))),
-        h('td', { 'data-label': 'Status' }, h('div', {}, h('span', { class: `badge badge-${badge.tone}` }, badge.text), h('div', { class: 'muted small' }, formatDuration(entry.durationMs)))),
+        h(
+          'td',
+          { 'data-label': 'Time' },
+          h(
+            'div',
+            {},
+            h('time', { datetime: entry.createdAt }, formatDateTime(entry.createdAt)),
+            h('div', { class: 'muted small' }, `Attempt ${entry.attempt}`),
+          ),
+        ),
+        h(
+          'td',
+          { 'data-label': 'Event' },
+          h(
+            'div',
+            {},
+            entry.eventType,
+            h('div', { class: 'muted small mono', title: entry.request.uuid }, entry.request.uuid.slice(0, 8)),
+          ),
+        ),
+        h(
+          'td',
+          { 'data-label': 'Status' },
+          h(
+            'div',
+            {},
+            h('span', { class: `badge badge-${badge.tone}` }, badge.text),
+            h('div', { class: 'muted small' }, formatDuration(entry.durationMs)),
+          ),
+        ),
         h(
           'td',
           { 'data-label': 'What happened' },
@@ -89,16 +132,26 @@ export function logPanel(webhook) {
             { class: 'explanation' },
             h('p', { class: 'explanation-title' }, entry.explanation.title),
             badge.tone === 'ok' ? null : h('p', { class: 'cause' }, entry.explanation.cause),
-            badge.tone === 'ok' ? null : h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), entry.explanation.remedy),
-            entry.nextAttemptAt ? h('p', { class: 'next-attempt' }, `Next attempt: ${formatDateTime(entry.nextAttemptAt)}`) : null,
+            badge.tone === 'ok'
+              ? null
+              : h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), entry.explanation.remedy),
+            entry.nextAttemptAt
+              ? h('p', { class: 'next-attempt' }, `Next attempt: ${formatDateTime(entry.nextAttemptAt)}`)
+              : null,
             entry.error || entry.responseExcerpt
               ? h(
                   'details',
                   { class: 'detail-extra' },
                   h('summary', {}, 'Technical details'),
                   entry.error ? h('p', {}, `Error: ${entry.error}`) : null,
-                  entry.responseExcerpt ? h('div', {}, 'Your server answered:', h('pre', {}, entry.responseExcerpt)) : null,
-                  h('p', {}, `Sent to ${entry.request.url} as ${entry.request.contentType}, version ${entry.request.version}.`),
+                  entry.responseExcerpt
+                    ? h('div', {}, 'Your server answered:', h('pre', {}, entry.responseExcerpt))
+                    : null,
+                  h(
+                    'p',
+                    {},
+                    `Sent to ${entry.request.url} as ${entry.request.contentType}, version ${entry.request.version}.`,
+                  ),
                 )
               : null,
           ),
@@ -115,11 +168,29 @@ export function logPanel(webhook) {
           'table',
           { class: 'log' },
           h('caption', { class: 'muted small' }, 'Delivery attempts, newest first'),
-          h('thead', {}, h('tr', {}, ['Time', 'Event', 'Status', 'What happened', 'Action'].map((title) => h('th', { scope: 'col' }, title)))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Time', 'Event', 'Status', 'What happened', 'Action'].map((title) => h('th', { scope: 'col' }, title)),
+            ),
+          ),
           h('tbody', {}, rows),
         ),
       ),
-      nextCursor ? h('div', { class: 'log-more' }, h('button', { type: 'button', class: 'button button-secondary', onclick: (event) => loadMore(event.currentTarget) }, 'Show older attempts')) : null,
+      nextCursor
+        ? h(
+            'div',
+            { class: 'log-more' },
+            h(
+              'button',
+              { type: 'button', class: 'button button-secondary', onclick: (event) => loadMore(event.currentTarget) },
+              'Show older attempts',
+            ),
+          )
+        : null,
     );
   }
 
@@ -130,7 +201,12 @@ export function logPanel(webhook) {
       'div',
       { class: 'card-head' },
       h('h2', { id: 'log-title' }, 'Delivery log'),
-      h('div', { class: 'log-tools' }, h('div', { class: 'field' }, h('label', { for: 'log-outcome' }, 'Show'), outcomeSelect), refreshButton),
+      h(
+        'div',
+        { class: 'log-tools' },
+        h('div', { class: 'field' }, h('label', { for: 'log-outcome' }, 'Show'), outcomeSelect),
+        refreshButton,
+      ),
     ),
     body,
   );

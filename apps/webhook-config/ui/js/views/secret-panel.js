@@ -11,10 +11,24 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
   let visible = Boolean(initialSecret);
   let previousExpiresAt = null;
 
-  const value = h('div', { class: 'secret-value', id: 'secret-value', 'aria-live': 'polite', 'aria-label': 'Signing secret' });
-  const revealButton = h('button', { type: 'button', class: 'button button-secondary', 'aria-controls': 'secret-value', onclick: () => toggle() });
+  const value = h('div', {
+    class: 'secret-value',
+    id: 'secret-value',
+    'aria-live': 'polite',
+    'aria-label': 'Signing secret',
+  });
+  const revealButton = h('button', {
+    type: 'button',
+    class: 'button button-secondary',
+    'aria-controls': 'secret-value',
+    onclick: () => toggle(),
+  });
   const copyButton = h('button', { type: 'button', class: 'button button-secondary', onclick: () => copy() }, 'Copy');
-  const rotateButton = h('button', { type: 'button', class: 'button button-secondary', onclick: () => rotate() }, 'Rotate secret');
+  const rotateButton = h(
+    'button',
+    { type: 'button', class: 'button button-secondary', onclick: () => rotate() },
+    'Rotate secret',
+  );
   const note = h('p', { class: 'hint', id: 'secret-note' });
 
   function update() {
@@ -84,7 +98,11 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
     'section',
     { class: 'card', 'aria-labelledby': 'secret-title' },
     h('div', { class: 'card-head' }, h('h2', { id: 'secret-title' }, 'Signing secret')),
-    h('p', { class: 'muted small' }, 'Your server uses this secret to check that each webhook really comes from us (the webhook-signature header). Keep it private.'),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Your server uses this secret to check that each webhook really comes from us (the webhook-signature header). Keep it private.',
+    ),
     h('div', { class: 'secret-row' }, value, h('div', { class: 'actions' }, revealButton, copyButton, rotateButton)),
     note,
   );

@@ -5,8 +5,21 @@ import { focusHeading, h, render } from '../dom.js';
 /** The sign-in form. `notice` explains why it is shown (e.g. the session ended). */
 export function signInView(main, { onSignedIn, notice }) {
   const error = h('div', { class: 'alert alert-error', role: 'alert', hidden: true });
-  const email = h('input', { id: 'signin-email', type: 'email', name: 'email', autocomplete: 'username', required: true, spellcheck: 'false' });
-  const password = h('input', { id: 'signin-password', type: 'password', name: 'password', autocomplete: 'current-password', required: true });
+  const email = h('input', {
+    id: 'signin-email',
+    type: 'email',
+    name: 'email',
+    autocomplete: 'username',
+    required: true,
+    spellcheck: 'false',
+  });
+  const password = h('input', {
+    id: 'signin-password',
+    type: 'password',
+    name: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
   const submit = h('button', { type: 'submit', class: 'button' }, 'Sign in');
 
   const form = h(

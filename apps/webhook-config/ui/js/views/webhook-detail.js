@@ -7,7 +7,11 @@ import { secretPanel } from './secret-panel.js';
 
 /** One webhook: its settings, its secret, its log, and the buttons to test, edit and delete it. */
 export async function webhookDetailView(main, { id, createdSecret, onDeleted }) {
-  const [webhook, { data: integrations }, options] = await Promise.all([api.webhook(id), api.integrations(), api.options()]);
+  const [webhook, { data: integrations }, options] = await Promise.all([
+    api.webhook(id),
+    api.integrations(),
+    api.options(),
+  ]);
   const integration = integrations.find((item) => item.id === webhook.integrationId);
   const log = logPanel(webhook);
 
@@ -55,7 +59,11 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
       ),
     ),
     createdSecret
-      ? h('div', { class: 'alert alert-ok', role: 'status' }, 'Your webhook is ready. Copy the signing secret below into your shop system, then use “Send test” to check the connection.')
+      ? h(
+          'div',
+          { class: 'alert alert-ok', role: 'status' },
+          'Your webhook is ready. Copy the signing secret below into your shop system, then use “Send test” to check the connection.',
+        )
       : null,
     h(
       'section',

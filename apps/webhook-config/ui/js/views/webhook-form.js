@@ -16,20 +16,53 @@ const FIELDS = {
 
 /** The create form (no `id`) or the edit form of one webhook. Every setting of the contract is here. */
 export async function webhookFormView(main, { id, onSaved }) {
-  const [options, { data: integrations }, existing] = await Promise.all([api.options(), api.integrations(), id ? api.webhook(id) : null]);
-  const values = existing ?? { name: '', url: '', events: ['transaction'], integrationId: null, contentType: 'json', version: options.latestVersion, retryOnError: true };
+  const [options, { data: integrations }, existing] = await Promise.all([
+    api.options(),
+    api.integrations(),
+    id ? api.webhook(id) : null,
+  ]);
+  const values = existing ?? {
+    name: '',
+    url: '',
+    events: ['transaction'],
+    integrationId: null,
+    contentType: 'json',
+    version: options.latestVersion,
+    retryOnError: true,
+  };
 
   const errorSlots = {};
-  const errorFor = (field) => (errorSlots[field] = h('p', { class: 'field-error', id: `wh-${field}-error`, hidden: true }));
+  const errorFor = (field) =>
+    (errorSlots[field] = h('p', { class: 'field-error', id: `wh-${field}-error`, hidden: true }));
   const summary = h('div', { class: 'alert alert-error', role: 'alert', tabindex: '-1', hidden: true });
 
-  const name = h('input', { id: 'wh-name', type: 'text', value: values.name, maxlength: '200', autocomplete: 'off', 'aria-describedby': 'wh-name-hint wh-name-error' });
+  const name = h('input', {
+    id: 'wh-name',
+    type: 'text',
+    value: values.name,
+    maxlength: '200',
+    autocomplete: 'off',
+    'aria-describedby': 'wh-name-hint wh-name-error',
+  });
   const url = h('input', {
-    id: 'wh-url', type: 'url', value: values.url, inputmode: 'url', autocomplete: 'off', spellcheck: 'false', placeholder: 'https://shop.example/webhooks/payments',
+    id: 'wh-url',
+    type: 'url',
+    value: values.url,
+    inputmode: 'url',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'https://shop.example/webhooks/payments',
     'aria-describedby': 'wh-url-hint wh-url-error',
   });
   const eventBoxes = options.eventTypes.map((type) =>
-    h('input', { type: 'checkbox', id: `wh-event-${type}`, name: 'events', value: type, checked: values.events.includes(type), 'aria-describedby': `wh-event-${type}-hint` }),
+    h('input', {
+      type: 'checkbox',
+      id: `wh-event-${type}`,
+      name: 'events',
+      value: type,
+      checked: values.events.includes(type),
+      'aria-describedby': `wh-event-${type}-hint`,
+    }),
   );
   const integration = h(
     'select',
@@ -38,14 +71,28 @@ export async function webhookFormView(main, { id, onSaved }) {
     integrations.map((item) => h('option', { value: item.id, selected: item.id === values.integrationId }, item.name)),
   );
   const contentTypeRadios = options.contentTypes.map((type) =>
-    h('input', { type: 'radio', id: `wh-content-type-${type}`, name: 'contentType', value: type, checked: values.contentType === type, 'aria-describedby': `wh-content-type-${type}-hint` }),
+    h('input', {
+      type: 'radio',
+      id: `wh-content-type-${type}`,
+      name: 'contentType',
+      value: type,
+      checked: values.contentType === type,
+      'aria-describedby': `wh-content-type-${type}-hint`,
+    }),
   );
   const version = h(
     'select',
     { id: 'wh-version', 'aria-describedby': 'wh-version-hint wh-version-error' },
-    [...options.versions].reverse().map((v) => h('option', { value: v, selected: v === values.version }, versionLabel(v, options.latestVersion))),
+    [...options.versions]
+      .reverse()
+      .map((v) => h('option', { value: v, selected: v === values.version }, versionLabel(v, options.latestVersion))),
   );
-  const retry = h('input', { type: 'checkbox', id: 'wh-retry', checked: values.retryOnError, 'aria-describedby': 'wh-retry-hint wh-retryOnError-error' });
+  const retry = h('input', {
+    type: 'checkbox',
+    id: 'wh-retry',
+    checked: values.retryOnError,
+    'aria-describedby': 'wh-retry-hint wh-retryOnError-error',
+  });
   const submit = h('button', { type: 'submit', class: 'button' }, id ? 'Save changes' : 'Create webhook');
 
   const form = h(
@@ -55,12 +102,23 @@ export async function webhookFormView(main, { id, onSaved }) {
     h(
       'div',
       { class: 'form-grid' },
-      h('div', { class: 'field' }, h('label', { for: 'wh-name' }, 'Name'), h('p', { class: 'hint', id: 'wh-name-hint' }, 'Only for you, e.g. “Shop orders”.'), name, errorFor('name')),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'wh-name' }, 'Name'),
+        h('p', { class: 'hint', id: 'wh-name-hint' }, 'Only for you, e.g. “Shop orders”.'),
+        name,
+        errorFor('name'),
+      ),
       h(
         'div',
         { class: 'field' },
         h('label', { for: 'wh-integration' }, 'Link to integration'),
-        h('p', { class: 'hint', id: 'wh-integration-hint' }, 'Only events of this integration. Payouts belong to no integration.'),
+        h(
+          'p',
+          { class: 'hint', id: 'wh-integration-hint' },
+          'Only events of this integration. Payouts belong to no integration.',
+        ),
         integration,
         errorFor('integrationId'),
       ),
@@ -69,7 +127,11 @@ export async function webhookFormView(main, { id, onSaved }) {
       'div',
       { class: 'field' },
       h('label', { for: 'wh-url' }, 'URL'),
-      h('p', { class: 'hint', id: 'wh-url-hint' }, 'The address your shop system gives you for payment webhooks. Must start with https:// (or http://).'),
+      h(
+        'p',
+        { class: 'hint', id: 'wh-url-hint' },
+        'The address your shop system gives you for payment webhooks. Must start with https:// (or http://).',
+      ),
       url,
       errorFor('url'),
     ),
@@ -78,7 +140,13 @@ export async function webhookFormView(main, { id, onSaved }) {
       { id: 'wh-events', 'aria-describedby': 'wh-events-error' },
       h('legend', {}, 'Events to send'),
       options.eventTypes.map((type, i) =>
-        h('div', { class: 'choice' }, eventBoxes[i], h('label', { for: `wh-event-${type}` }, EVENT_LABELS[type]?.label ?? type), h('p', { class: 'hint', id: `wh-event-${type}-hint` }, EVENT_LABELS[type]?.hint ?? '')),
+        h(
+          'div',
+          { class: 'choice' },
+          eventBoxes[i],
+          h('label', { for: `wh-event-${type}` }, EVENT_LABELS[type]?.label ?? type),
+          h('p', { class: 'hint', id: `wh-event-${type}-hint` }, EVENT_LABELS[type]?.hint ?? ''),
+        ),
       ),
       errorFor('events'),
     ),
@@ -90,7 +158,13 @@ export async function webhookFormView(main, { id, onSaved }) {
         { id: 'wh-content-type', 'aria-describedby': 'wh-contentType-error' },
         h('legend', {}, 'Format (content type)'),
         options.contentTypes.map((type, i) =>
-          h('div', { class: 'choice' }, contentTypeRadios[i], h('label', { for: `wh-content-type-${type}` }, CONTENT_TYPE_LABELS[type]?.label ?? type), h('p', { class: 'hint', id: `wh-content-type-${type}-hint` }, CONTENT_TYPE_LABELS[type]?.hint ?? '')),
+          h(
+            'div',
+            { class: 'choice' },
+            contentTypeRadios[i],
+            h('label', { for: `wh-content-type-${type}` }, CONTENT_TYPE_LABELS[type]?.label ?? type),
+            h('p', { class: 'hint', id: `wh-content-type-${type}-hint` }, CONTENT_TYPE_LABELS[type]?.hint ?? ''),
+          ),
         ),
         errorFor('contentType'),
       ),
@@ -101,19 +175,38 @@ export async function webhookFormView(main, { id, onSaved }) {
           'div',
           { class: 'field' },
           h('label', { for: 'wh-version' }, 'Version'),
-          h('p', { class: 'hint', id: 'wh-version-hint' }, 'The shape of the data. The newest adds 3-D Secure details to transactions.'),
+          h(
+            'p',
+            { class: 'hint', id: 'wh-version-hint' },
+            'The shape of the data. The newest adds 3-D Secure details to transactions.',
+          ),
           version,
           errorFor('version'),
         ),
         h(
           'div',
           { class: 'field' },
-          h('div', { class: 'choice' }, retry, h('label', { for: 'wh-retry' }, 'Retry on error'), h('p', { class: 'hint', id: 'wh-retry-hint' }, 'If your server does not confirm a webhook, send it again up to 10 times over about 5 days.')),
+          h(
+            'div',
+            { class: 'choice' },
+            retry,
+            h('label', { for: 'wh-retry' }, 'Retry on error'),
+            h(
+              'p',
+              { class: 'hint', id: 'wh-retry-hint' },
+              'If your server does not confirm a webhook, send it again up to 10 times over about 5 days.',
+            ),
+          ),
           errorFor('retryOnError'),
         ),
       ),
     ),
-    h('div', { class: 'form-actions' }, submit, h('a', { class: 'button button-secondary', href: id ? `#/webhooks/${id}` : '#/' }, 'Cancel')),
+    h(
+      'div',
+      { class: 'form-actions' },
+      submit,
+      h('a', { class: 'button button-secondary', href: id ? `#/webhooks/${id}` : '#/' }, 'Cancel'),
+    ),
   );
 
   async function save(event) {
@@ -180,7 +273,21 @@ export async function webhookFormView(main, { id, onSaved }) {
         lines.map((line) =>
           typeof line === 'string' || !FIELDS[line.field]
             ? h('li', {}, typeof line === 'string' ? line : line.text)
-            : h('li', {}, h('a', { href: `#${FIELDS[line.field].control}`, onclick: (event) => (event.preventDefault(), document.getElementById(FIELDS[line.field].control)?.focus()) }, line.text)),
+            : h(
+                'li',
+                {},
+                h(
+                  'a',
+                  {
+                    href: `#${FIELDS[line.field].control}`,
+                    onclick: (event) => (
+                      event.preventDefault(),
+                      document.getElementById(FIELDS[line.field].control)?.focus()
+                    ),
+                  },
+                  line.text,
+                ),
+              ),
         ),
       ),
     );
@@ -191,7 +298,16 @@ export async function webhookFormView(main, { id, onSaved }) {
   render(
     main,
     h('a', { class: 'back', href: id ? `#/webhooks/${id}` : '#/' }, id ? '← Back to the webhook' : '← All webhooks'),
-    h('div', { class: 'page-head' }, h('div', {}, h('h1', {}, id ? `Edit “${values.name}”` : 'Add a webhook'), h('p', { class: 'lead' }, 'Every setting can be changed later.'))),
+    h(
+      'div',
+      { class: 'page-head' },
+      h(
+        'div',
+        {},
+        h('h1', {}, id ? `Edit “${values.name}”` : 'Add a webhook'),
+        h('p', { class: 'lead' }, 'Every setting can be changed later.'),
+      ),
+    ),
     h('section', { class: 'card', 'aria-label': 'Webhook settings' }, form),
   );
   document.title = id ? `Edit ${values.name} · Webhooks` : 'Add a webhook · Webhooks';

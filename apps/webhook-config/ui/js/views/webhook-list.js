@@ -5,7 +5,11 @@ import { CONTENT_TYPE_LABELS, eventList, versionLabel } from '../format.js';
 
 /** All webhooks of the merchant, or a friendly empty state. */
 export async function webhookListView(main) {
-  const [{ data: webhooks }, { data: integrations }, options] = await Promise.all([api.webhooks(), api.integrations(), api.options()]);
+  const [{ data: webhooks }, { data: integrations }, options] = await Promise.all([
+    api.webhooks(),
+    api.integrations(),
+    api.options(),
+  ]);
   const integrationName = new Map(integrations.map((integration) => [integration.id, integration.name]));
   const addButton = h('a', { class: 'button', href: '#/new' }, 'Add webhook');
 
@@ -14,7 +18,12 @@ export async function webhookListView(main) {
     h(
       'div',
       { class: 'page-head' },
-      h('div', {}, h('h1', {}, 'Webhooks'), h('p', { class: 'lead' }, 'Webhooks send payment events to your shop or ERP the moment they happen.')),
+      h(
+        'div',
+        {},
+        h('h1', {}, 'Webhooks'),
+        h('p', { class: 'lead' }, 'Webhooks send payment events to your shop or ERP the moment they happen.'),
+      ),
       webhooks.length ? h('div', { class: 'actions' }, addButton) : null,
     ),
     webhooks.length === 0
@@ -23,7 +32,11 @@ export async function webhookListView(main) {
           { class: 'card empty', 'aria-labelledby': 'empty-title' },
           h('div', { class: 'empty-mark', 'aria-hidden': 'true' }),
           h('h2', { id: 'empty-title' }, 'No webhooks yet'),
-          h('p', { class: 'muted' }, 'Add a webhook with the address your shop system gives you, and choose which events it should receive.'),
+          h(
+            'p',
+            { class: 'muted' },
+            'Add a webhook with the address your shop system gives you, and choose which events it should receive.',
+          ),
           h('a', { class: 'button', href: '#/new' }, 'Add your first webhook'),
         )
       : h(
@@ -42,13 +55,31 @@ export async function webhookListView(main) {
                   'div',
                   { class: 'chips' },
                   h('span', { class: 'chip chip-accent' }, eventList(webhook.events)),
-                  h('span', { class: 'chip' }, webhook.integrationId ? `Only ${integrationName.get(webhook.integrationId) ?? 'one integration'}` : 'All integrations'),
+                  h(
+                    'span',
+                    { class: 'chip' },
+                    webhook.integrationId
+                      ? `Only ${integrationName.get(webhook.integrationId) ?? 'one integration'}`
+                      : 'All integrations',
+                  ),
                   h('span', { class: 'chip' }, CONTENT_TYPE_LABELS[webhook.contentType]?.label ?? webhook.contentType),
                   h('span', { class: 'chip' }, `Version ${versionLabel(webhook.version, options.latestVersion)}`),
                   webhook.retryOnError ? null : h('span', { class: 'chip' }, 'No retries'),
                 ),
               ),
-              h('div', { class: 'actions' }, h('a', { class: 'button button-secondary button-small', href: `#/webhooks/${webhook.id}`, 'aria-label': `Open ${webhook.name}` }, 'Open')),
+              h(
+                'div',
+                { class: 'actions' },
+                h(
+                  'a',
+                  {
+                    class: 'button button-secondary button-small',
+                    href: `#/webhooks/${webhook.id}`,
+                    'aria-label': `Open ${webhook.name}`,
+                  },
+                  'Open',
+                ),
+              ),
             ),
           ),
         ),

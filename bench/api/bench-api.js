@@ -267,11 +267,21 @@ async function measure(filled, app, baseline) {
   await cannon('warm-up', app, filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), key);
   await cannon('warm-up', baseline, filled.sample.map((uuid) => `/transactions/${uuid}`));
   const runs = new Map(scenarios.map(([name]) => [name, { app: [], baseline: [] }]));
+  // Each round starts at another scenario and alternates whether app or baseline goes first, so that no scenario
+  // or side always follows the same predecessor.
   for (let round = 1; round <= ROUNDS; round += 1) {
-    for (const [name, appPaths, basePaths] of scenarios) {
+    for (let i = 0; i < scenarios.length; i += 1) {
+      const [name, appPaths, basePaths] = scenarios[(round - 1 + i) % scenarios.length];
       log(`round ${round}/${ROUNDS}: ${name}`);
-      runs.get(name).app.push(await cannon(name, app, appPaths, key));
-      runs.get(name).baseline.push(await cannon(name, baseline, basePaths));
+      const measureApp = async () => runs.get(name).app.push(await cannon(name, app, appPaths, key));
+      const measureBaseline = async () => runs.get(name).baseline.push(await cannon(name, baseline, basePaths));
+      if (round % 2 === 1) {
+        await measureApp();
+        await measureBaseline();
+      } else {
+        await measureBaseline();
+        await measureApp();
+      }
     }
   }
   const summary = (list) => ({ rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) });

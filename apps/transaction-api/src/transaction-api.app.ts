@@ -30,8 +30,8 @@ subscription.renewed, subscription.payment_failed, subscription.cancelled, subsc
 `.trim();
 
 /** Builds the transaction-api application (not listening yet): used by main.ts and by the e2e tests. */
-export function createTransactionApiApp(config: TransactionApiConfig): Promise<NestFastifyApplication> {
-  return createHttpApp(AppModule.forRoot(config), {
+export async function createTransactionApiApp(config: TransactionApiConfig): Promise<NestFastifyApplication> {
+  const app = await createHttpApp(AppModule.forRoot(config), {
     name: 'transaction-api',
     logLevel: config.base.logLevel,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -46,4 +46,7 @@ export function createTransactionApiApp(config: TransactionApiConfig): Promise<N
           .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'PLATFORM_TOKEN' }, 'platform'),
     },
   });
+  // The API speaks JSON only: without Fastify's text/plain parser any other body type answers 415.
+  app.getHttpAdapter().getInstance().removeContentTypeParser(['text/plain']);
+  return app;
 }

@@ -89,6 +89,34 @@ describe('transactions (e2e over HTTP)', () => {
       expect(await eventsOf(uuid)).toEqual(['transaction.created']);
     });
 
+    it('answers bad input with a 4xx problem naming the field, and stores nothing', async () => {
+      const before = await sql<{ n: number }>('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId]);
+      const cases: [Record<string, unknown>, string][] = [
+        [{ amount: '1990' }, 'amount'], [{ amount: 19.9 }, 'amount'], [{ amount: 0 }, 'amount'], [{ amount: -5 }, 'amount'],
+        [{ amount: 100_000_000_001 }, 'amount'], [{ currency: 'chf' }, 'currency'], [{ currency: 'XYZ' }, 'currency'], [{ currency: 'CHFF' }, 'currency'],
+        [{ status: 'paid' }, 'status'], [{ status: null }, 'status'], [{ type: 'online' }, 'type'], [{ paymentMethod: 'cash' }, 'paymentMethod'],
+        [{ psp: '' }, 'psp'], [{ psp: 5 }, 'psp'], [{ referenceId: 'x'.repeat(256) }, 'referenceId'], [{ merchantId: 'nope' }, 'merchantId'],
+        [{ integrationId: 42 }, 'integrationId'], [{ uuid: 'not-a-uuid' }, 'uuid'], [{ authentication: 'AAAB' }, 'authentication'],
+        [{ authentication: [1] }, 'authentication'], [{ authentication: { eci: { nested: true } } }, 'authentication'],
+        [{ createdAt: '2026-11-22' }, 'createdAt'], [{ createdAt: '2026-02-30T00:00:00Z' }, 'createdAt'], [{ surprise: 1 }, 'surprise'],
+      ];
+      for (const [change, field] of cases) {
+        const reply = await record(a, change);
+        expect([field, reply.status]).toEqual([field, 400]);
+        expect(reply.contentType).toContain('application/problem+json');
+        expect((reply.body.errors as { field: string }[]).map((e) => e.field)).toContain(field);
+      }
+      const headers = { authorization: 'Bearer development-platform-token', 'content-type': 'application/json' };
+      for (const [raw, status] of [['{"merchantId":', 400], ['', 400], ['[]', 400], ['null', 400], ['"text"', 400], [`{"psp":"${'x'.repeat(70_000)}"}`, 413]] as const) {
+        const reply = await api.request('POST', '/internal/transactions', { raw, headers });
+        expect([raw.slice(0, 20), reply.status]).toEqual([raw.slice(0, 20), status]);
+        expect(reply.contentType).toContain('application/problem+json');
+      }
+      const textPlain = await api.request('POST', '/internal/transactions', { raw: 'x', headers: { ...headers, 'content-type': 'text/plain' } });
+      expect(textPlain.status).toBe(415);
+      expect(await sql('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId])).toEqual(before);
+    });
+
     it('refuses text PostgreSQL cannot store (NUL) naming the field', async () => {
       for (const field of ['referenceId', 'psp']) {
         const reply = await record(a, { [field]: 'a\u0000b' });

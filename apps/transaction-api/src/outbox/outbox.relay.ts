@@ -68,6 +68,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const client = new pg.Client({
         connectionString: this.config.base.databaseUrl,
         application_name: 'transaction-api:outbox-relay',
+        connectionTimeoutMillis: 5_000,
+        keepAlive: true,
       });
       let broken = false;
       client.on('error', (error) => {

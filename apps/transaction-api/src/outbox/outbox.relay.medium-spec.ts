@@ -21,11 +21,10 @@ describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
       const i = written++;
       const id = randomUUID();
       const subjectId = subjects[i % subjects.length];
-      await pool.query(`INSERT INTO outbox_event (id, type, subject_id, payload) VALUES ($1, 'transaction.status_changed', $2, $3)`, [
-        id,
-        subjectId,
-        JSON.stringify({ id, type: 'transaction.status_changed', merchantId, subjectId, n: i }),
-      ]);
+      await pool.query(
+        `INSERT INTO outbox_event (id, type, subject_id, payload) VALUES ($1, 'transaction.status_changed', $2, $3)`,
+        [id, subjectId, JSON.stringify({ id, type: 'transaction.status_changed', merchantId, subjectId, n: i })],
+      );
     }
   };
 
@@ -48,7 +47,9 @@ describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
     await insertEvents(120, subjects);
     await tap.waitFor((event) => (event as { merchantId?: string }).merchantId === merchantId, 120);
 
-    const locks = await pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727100 AND granted`);
+    const locks = await pool.query(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727100 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
     expect(locks.rows[0].n).toBe(1);
 
     // Stop whichever holds the lock; the other takes over.
@@ -58,16 +59,24 @@ describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
     await second.beforeApplicationShutdown();
 
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const events = (await tap.drain()).filter((tapped) => (tapped.event as { merchantId?: string }).merchantId === merchantId);
+    const events = (await tap.drain()).filter(
+      (tapped) => (tapped.event as { merchantId?: string }).merchantId === merchantId,
+    );
     expect(events).toHaveLength(150);
-    const numbers = events.map((tapped) => (tapped.event as unknown as { n: number; subjectId: string }));
+    const numbers = events.map((tapped) => tapped.event as unknown as { n: number; subjectId: string });
     for (const subject of subjects) {
       const order = numbers.filter((event) => event.subjectId === subject).map((event) => event.n);
       expect(order).toEqual([...order].sort((x, y) => x - y));
     }
-    await waitFor(async () => {
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM outbox_event WHERE payload->>'merchantId' = $1 AND sent_at IS NULL`, [merchantId]);
-      return rows[0].n === 0;
-    }, { what: 'every row marked sent' });
+    await waitFor(
+      async () => {
+        const { rows } = await pool.query(
+          `SELECT count(*)::int AS n FROM outbox_event WHERE payload->>'merchantId' = $1 AND sent_at IS NULL`,
+          [merchantId],
+        );
+        return rows[0].n === 0;
+      },
+      { what: 'every row marked sent' },
+    );
   }, 60_000);
 });

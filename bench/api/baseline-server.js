@@ -39,15 +39,36 @@ const readBody = async (req) => {
 };
 const event = (type, row) => {
   const id = randomUUID();
-  const payload = { id, type, category: 'transaction', merchantId, integrationId: row.integrationId ?? null, occurredAt: new Date().toISOString(), subjectId: row.uuid, data: row };
+  const payload = {
+    id,
+    type,
+    category: 'transaction',
+    merchantId,
+    integrationId: row.integrationId ?? null,
+    occurredAt: new Date().toISOString(),
+    subjectId: row.uuid,
+    data: row,
+  };
   return [id, type, row.uuid, JSON.stringify(payload)];
 };
 
 async function create(req, res) {
   const body = await readBody(req);
   const now = new Date();
-  const row = { uuid: randomUUID(), referenceId: null, status: body.status, psp: body.psp, type: body.type, paymentMethod: body.paymentMethod,
-    amount: body.amount, currency: body.currency, integrationId: null, createdAt: now, updatedAt: now, threeDSecure: null };
+  const row = {
+    uuid: randomUUID(),
+    referenceId: null,
+    status: body.status,
+    psp: body.psp,
+    type: body.type,
+    paymentMethod: body.paymentMethod,
+    amount: body.amount,
+    currency: body.currency,
+    integrationId: null,
+    createdAt: now,
+    updatedAt: now,
+    threeDSecure: null,
+  };
   const { rows } = await pool.query({
     name: 'create',
     text: `WITH inserted AS (
@@ -55,14 +76,29 @@ async function create(req, res) {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '\\x00', $9, $9) ON CONFLICT (uuid) DO NOTHING RETURNING ${COLUMNS}
            ), appended AS (INSERT INTO outbox_event (id, type, subject_id, payload) SELECT $10, $11, $12, $13 FROM inserted)
            SELECT * FROM inserted`,
-    values: [row.uuid, merchantId, row.status, row.psp, row.type, row.paymentMethod, row.amount, row.currency, now, ...event('transaction.created', row)],
+    values: [
+      row.uuid,
+      merchantId,
+      row.status,
+      row.psp,
+      row.type,
+      row.paymentMethod,
+      row.amount,
+      row.currency,
+      now,
+      ...event('transaction.created', row),
+    ],
   });
   send(res, 201, render(rows[0]));
 }
 
 async function changeStatus(req, res, uuid) {
   const body = await readBody(req);
-  const { rows } = await pool.query({ name: 'current', text: `SELECT ${COLUMNS} FROM transaction WHERE uuid = $1`, values: [uuid] });
+  const { rows } = await pool.query({
+    name: 'current',
+    text: `SELECT ${COLUMNS} FROM transaction WHERE uuid = $1`,
+    values: [uuid],
+  });
   const current = rows[0];
   const next = { ...render(current), status: body.status, updatedAt: new Date() };
   await pool.query({
@@ -110,7 +146,10 @@ const server = createServer(async (req, res) => {
       }
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      const nextCursor = rows.length > limit ? Buffer.from(JSON.stringify([last.createdAt.getTime(), last.uuid])).toString('base64url') : null;
+      const nextCursor =
+        rows.length > limit
+          ? Buffer.from(JSON.stringify([last.createdAt.getTime(), last.uuid])).toString('base64url')
+          : null;
       return send(res, 200, { data: page.map(render), nextCursor });
     }
     send(res, 404, { status: 404 });

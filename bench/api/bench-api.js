@@ -79,7 +79,8 @@ async function prepareDatabase(persistence) {
   if (!KEEP_DB) await persistence.dropDatabase(DATABASE_URL);
   await persistence.ensureDatabase(DATABASE_URL);
   await persistence.migrate(DATABASE_URL);
-  const existing = await query(`SELECT m.id, count(t.uuid)::int AS n FROM merchant m LEFT JOIN transaction t ON t.merchant_id = m.id
+  const existing =
+    await query(`SELECT m.id, count(t.uuid)::int AS n FROM merchant m LEFT JOIN transaction t ON t.merchant_id = m.id
                                 WHERE m.name = 'Bench merchant' GROUP BY m.id`);
   const apiKey = `pk_${randomBytes(32).toString('base64url')}`;
   const hash = createHash('sha256').update(apiKey).digest();
@@ -110,12 +111,10 @@ async function prepareDatabase(persistence) {
     log(`filled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   const integrationId = randomUUID();
-  await query(`INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'Bench', $3, $4)`, [
-    integrationId,
-    merchantId,
-    hash,
-    apiKey.slice(0, 9),
-  ]);
+  await query(
+    `INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'Bench', $3, $4)`,
+    [integrationId, merchantId, hash, apiKey.slice(0, 9)],
+  );
   const sample = (await query(`SELECT uuid FROM transaction TABLESAMPLE SYSTEM (1) LIMIT 2000`)).map((row) => row.uuid);
   const deep = async (offset) => {
     const [row] = await query(
@@ -135,7 +134,15 @@ async function rabbitmqctl(...args) {
 async function prepareVhost() {
   try {
     await rabbitmqctl('add_vhost', VHOST).catch(() => undefined);
-    await rabbitmqctl('set_permissions', '-p', VHOST, decodeURIComponent(new URL(AMQP_BASE).username || 'guest'), '.*', '.*', '.*');
+    await rabbitmqctl(
+      'set_permissions',
+      '-p',
+      VHOST,
+      decodeURIComponent(new URL(AMQP_BASE).username || 'guest'),
+      '.*',
+      '.*',
+      '.*',
+    );
     const url = new URL(AMQP_BASE);
     url.pathname = `/${VHOST}`;
     return url.toString();
@@ -166,20 +173,24 @@ async function waitForHttp(url, timeoutMs = 60_000) {
 async function startApp(amqpUrl) {
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   const nodeArgs = process.env.BENCH_APP_NODE_ARGS ? process.env.BENCH_APP_NODE_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...nodeArgs, new URL('dist/apps/transaction-api/src/main.js', root).pathname], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL,
-      AMQP_URL: amqpUrl,
-      PLATFORM_TOKEN,
-      TRANSACTION_API_PORT: String(port),
-      DATABASE_POOL_SIZE: '20',
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, new URL('dist/apps/transaction-api/src/main.js', root).pathname],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        DATABASE_URL,
+        AMQP_URL: amqpUrl,
+        PLATFORM_TOKEN,
+        TRANSACTION_API_PORT: String(port),
+        DATABASE_POOL_SIZE: '20',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  );
   children.push(child);
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(`${baseUrl}/health/ready`);
@@ -232,8 +243,15 @@ function cannon(name, url, paths, headers = {}) {
       },
       (error, result) => {
         if (error) return reject(error);
-        if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-        resolve({ name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total });
+        if (result.non2xx > 0 || result.errors > 0)
+          return reject(new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+        resolve({
+          name,
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          total: result.requests.total,
+        });
       },
     );
   });
@@ -242,7 +260,9 @@ function cannon(name, url, paths, headers = {}) {
 async function walkTo(app, apiKey, pages) {
   let cursor = null;
   for (let page = 1; page < pages; page += 1) {
-    const response = await fetch(`${app}/v1.17/transactions?limit=20${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': apiKey } });
+    const response = await fetch(`${app}/v1.17/transactions?limit=20${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'x-api-key': apiKey },
+    });
     if (response.status !== 200) throw new Error(`walking pages: page ${page} answered ${response.status}`);
     cursor = (await response.json()).nextCursor;
   }
@@ -257,15 +277,36 @@ async function measure(filled, app, baseline) {
   const cursor1000 = await walkTo(app, filled.apiKey, 1_000);
   const deepName = `list, page ${filled.deepPage.toLocaleString('en')}`;
   const scenarios = [
-    ['retrieve one', filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), filled.sample.map((uuid) => `/transactions/${uuid}`)],
+    [
+      'retrieve one',
+      filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`),
+      filled.sample.map((uuid) => `/transactions/${uuid}`),
+    ],
     ['list, page 1', ['/v1.17/transactions?limit=20'], ['/transactions?limit=20']],
-    ['list, page 1,000', [`/v1.17/transactions?limit=20&cursor=${cursor1000}`], [`/transactions?limit=20&cursor=${cursor1000}`]],
-    [deepName, [`/v1.17/transactions?limit=20&cursor=${filled.cursorDeep}`], [`/transactions?limit=20&cursor=${filled.cursorDeep}`]],
+    [
+      'list, page 1,000',
+      [`/v1.17/transactions?limit=20&cursor=${cursor1000}`],
+      [`/transactions?limit=20&cursor=${cursor1000}`],
+    ],
+    [
+      deepName,
+      [`/v1.17/transactions?limit=20&cursor=${filled.cursorDeep}`],
+      [`/transactions?limit=20&cursor=${filled.cursorDeep}`],
+    ],
   ];
   // Warm both, then ROUNDS rounds of every scenario (app, then baseline) so that a change in the machine's load
   // hits app and baseline, and every page depth, alike; each figure is the median over the rounds.
-  await cannon('warm-up', app, filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`), key);
-  await cannon('warm-up', baseline, filled.sample.map((uuid) => `/transactions/${uuid}`));
+  await cannon(
+    'warm-up',
+    app,
+    filled.sample.map((uuid) => `/v1.17/transactions/${uuid}`),
+    key,
+  );
+  await cannon(
+    'warm-up',
+    baseline,
+    filled.sample.map((uuid) => `/transactions/${uuid}`),
+  );
   const runs = new Map(scenarios.map(([name]) => [name, { app: [], baseline: [] }]));
   // Each round starts at another scenario and alternates whether app or baseline goes first, so that no scenario
   // or side always follows the same predecessor.
@@ -284,15 +325,27 @@ async function measure(filled, app, baseline) {
       }
     }
   }
-  const summary = (list) => ({ rps: median(list.map((r) => r.rps)), p50: median(list.map((r) => r.p50)), p99: median(list.map((r) => r.p99)) });
-  const results = scenarios.map(([name]) => ({ name, app: summary(runs.get(name).app), baseline: summary(runs.get(name).baseline) }));
+  const summary = (list) => ({
+    rps: median(list.map((r) => r.rps)),
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+  });
+  const results = scenarios.map(([name]) => ({
+    name,
+    app: summary(runs.get(name).app),
+    baseline: summary(runs.get(name).baseline),
+  }));
   return { results, plans: await explainPages(filled, cursor1000) };
 }
 
 /** What PostgreSQL does for one list page at each depth: execution time and buffers touched (EXPLAIN ANALYZE). */
 async function explainPages(filled, cursor1000) {
   const decode = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  const pages = [['page 1', null], ['page 1,000', decode(cursor1000)], [`page ${filled.deepPage.toLocaleString('en')}`, decode(filled.cursorDeep)]];
+  const pages = [
+    ['page 1', null],
+    ['page 1,000', decode(cursor1000)],
+    [`page ${filled.deepPage.toLocaleString('en')}`, decode(filled.cursorDeep)],
+  ];
   const plans = [];
   for (const [name, cursor] of pages) {
     const keyset = cursor ? ' AND (created_at, uuid) < ($2, $3)' : '';
@@ -308,7 +361,12 @@ async function explainPages(filled, cursor1000) {
       times.push(plan['Execution Time']);
     }
     const node = plan.Plan.Plans?.[0] ?? plan.Plan;
-    plans.push({ name, ms: median(times), buffers: (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0), node: `${node['Node Type']} using ${node['Index Name']}` });
+    plans.push({
+      name,
+      ms: median(times),
+      buffers: (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0),
+      node: `${node['Node Type']} using ${node['Index Name']}`,
+    });
   }
   return plans;
 }
@@ -326,7 +384,12 @@ async function writeLoad(target, paths, headers, body) {
       const created = await pool.request({ method: 'POST', path: paths.create, headers, body });
       const { uuid } = await created.body.json();
       const t1 = performance.now();
-      const moved = await pool.request({ method: 'POST', path: paths.status(uuid), headers, body: '{"status":"confirmed"}' });
+      const moved = await pool.request({
+        method: 'POST',
+        path: paths.status(uuid),
+        headers,
+        body: '{"status":"confirmed"}',
+      });
       await moved.body.dump();
       const t2 = performance.now();
       if (created.statusCode !== 201 || moved.statusCode !== 200) failures += 1;
@@ -338,22 +401,45 @@ async function writeLoad(target, paths, headers, body) {
   const elapsed = (Date.now() - started) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { operations, failures, rate: operations / elapsed, p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.floor(latencies.length * 0.99)] };
+  return {
+    operations,
+    failures,
+    rate: operations / elapsed,
+    p50: latencies[Math.floor(latencies.length * 0.5)],
+    p99: latencies[Math.floor(latencies.length * 0.99)],
+  };
 }
 
 async function measureWrites(app, baseline, filled) {
   log('measuring recording (transaction + status change, with outbox): baseline');
   const body = JSON.stringify({
-    merchantId: filled.merchantId, integrationId: filled.integrationId, status: 'waiting', psp: 'Payrexx Direct', type: 'e-commerce',
-    paymentMethod: 'visa', amount: 1990, currency: 'CHF', authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge', cavv: 'x' },
+    merchantId: filled.merchantId,
+    integrationId: filled.integrationId,
+    status: 'waiting',
+    psp: 'Payrexx Direct',
+    type: 'e-commerce',
+    paymentMethod: 'visa',
+    amount: 1990,
+    currency: 'CHF',
+    authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge', cavv: 'x' },
   });
-  const bare = await writeLoad(baseline, { create: '/transactions', status: (uuid) => `/transactions/${uuid}/status` }, { 'content-type': 'application/json' }, body);
+  const bare = await writeLoad(
+    baseline,
+    { create: '/transactions', status: (uuid) => `/transactions/${uuid}/status` },
+    { 'content-type': 'application/json' },
+    body,
+  );
   // The baseline's outbox rows are not the app's to publish.
   await query(`UPDATE outbox_event SET sent_at = now() WHERE sent_at IS NULL`);
   log('measuring recording (transaction + status change, with outbox): app');
   const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, 'content-type': 'application/json' };
-  const result = await writeLoad(app, { create: '/internal/transactions', status: (uuid) => `/internal/transactions/${uuid}/status` }, headers, body);
+  const result = await writeLoad(
+    app,
+    { create: '/internal/transactions', status: (uuid) => `/internal/transactions/${uuid}/status` },
+    headers,
+    body,
+  );
   const recordedAt = Date.now();
   // The relay publishes with confirms; wait until the outbox is empty.
   for (;;) {
@@ -371,7 +457,15 @@ async function measureWrites(app, baseline, filled) {
     [before],
   );
   const steady = await steadyRelay(app, headers, body);
-  return { ...result, baseline: bare, events: timing.events, drainAfterLoadMs: drainedAt - recordedAt, outboxP50: Number(timing.p50), outboxP99: Number(timing.p99), steady };
+  return {
+    ...result,
+    baseline: bare,
+    events: timing.events,
+    drainAfterLoadMs: drainedAt - recordedAt,
+    outboxP50: Number(timing.p50),
+    outboxP99: Number(timing.p99),
+    steady,
+  };
 }
 
 /** Relay latency at a steady 200 transactions/s (the dispatcher's design load): commit → broker confirm. */
@@ -382,7 +476,9 @@ async function steadyRelay(app, headers, body) {
   const inflight = [];
   const started = Date.now();
   for (let i = 0; Date.now() - started < DURATION * 1000; i += 1) {
-    inflight.push(pool.request({ method: 'POST', path: '/internal/transactions', headers, body }).then((r) => r.body.dump()));
+    inflight.push(
+      pool.request({ method: 'POST', path: '/internal/transactions', headers, body }).then((r) => r.body.dump()),
+    );
     const due = started + (i + 1) * 5;
     const wait = due - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -405,7 +501,8 @@ async function steadyRelay(app, headers, body) {
 }
 
 function render(report) {
-  const f = (n, digits = 0) => Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const f = (n, digits = 0) =>
+    Number(n).toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   const lines = [
     `## Run of ${new Date().toISOString()}`,
     '',

@@ -42,7 +42,10 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
       configure: (builder) =>
         builder
           .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Merchant API key (pk_…)' }, 'apiKey')
-          .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (pk_…)' }, 'apiKeyHeader')
+          .addApiKey(
+            { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (pk_…)' },
+            'apiKeyHeader',
+          )
           .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'PLATFORM_TOKEN' }, 'platform'),
     },
   });

@@ -14,10 +14,16 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
   });
 
   it('creates a merchant and an integration whose API key is shown once and stored only as a SHA-256 hash', async () => {
-    const merchant = await api.platform<{ id: string; name: string }>('POST', '/internal/merchants', { name: 'Velo AG' });
+    const merchant = await api.platform<{ id: string; name: string }>('POST', '/internal/merchants', {
+      name: 'Velo AG',
+    });
     expect(merchant.status).toBe(201);
     expect(merchant.body).toEqual({ id: expect.any(String), name: 'Velo AG' });
-    const integration = await api.platform<{ id: string; name: string; apiKey: string }>('POST', `/internal/merchants/${merchant.body.id}/integrations`, { name: 'Shop' });
+    const integration = await api.platform<{ id: string; name: string; apiKey: string }>(
+      'POST',
+      `/internal/merchants/${merchant.body.id}/integrations`,
+      { name: 'Shop' },
+    );
     expect(integration.status).toBe(201);
     expect(Object.keys(integration.body)).toEqual(['id', 'name', 'apiKey']);
     expect(integration.body.apiKey).toMatch(/^pk_[A-Za-z0-9_-]{43}$/);
@@ -34,17 +40,33 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
   });
 
   it('answers 404 for integrations of an unknown merchant and 400 for a bad name or id', async () => {
-    expect((await api.platform('POST', `/internal/merchants/${randomUUID()}/integrations`, { name: 'x' })).status).toBe(404);
+    expect((await api.platform('POST', `/internal/merchants/${randomUUID()}/integrations`, { name: 'x' })).status).toBe(
+      404,
+    );
     expect((await api.platform('POST', '/internal/merchants/123/integrations', { name: 'x' })).status).toBe(400);
-    for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(201) }, { name: 5 }, { name: 'ok', extra: 1 }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(201) },
+      { name: 5 },
+      { name: 'ok', extra: 1 },
+    ]) {
       const reply = await api.platform('POST', '/internal/merchants', body);
       expect(reply.status).toBe(400);
-      expect(reply.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^(name|extra)$/) })]));
+      expect(reply.body.errors).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^(name|extra)$/) })]),
+      );
     }
   });
 
   it('guards the platform API with the platform token (401 problem otherwise)', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token-of-some-length' }, { authorization: 'development-platform-token' }, { authorization: 'Basic ZGV2Og==' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong-token-of-some-length' },
+      { authorization: 'development-platform-token' },
+      { authorization: 'Basic ZGV2Og==' },
+    ]) {
       const reply = await api.request('POST', '/internal/merchants', { body: { name: 'x' }, headers });
       expect(reply.status).toBe(401);
       expect(reply.contentType).toContain('application/problem+json');
@@ -54,16 +76,31 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
 
   it('accepts a merchant key as Bearer or X-API-KEY and refuses anything else with 401', async () => {
     const { apiKey } = await api.merchantWithKey();
-    expect((await api.request('GET', '/v1.17/transactions', { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+    expect(
+      (await api.request('GET', '/v1.17/transactions', { headers: { authorization: `Bearer ${apiKey}` } })).status,
+    ).toBe(200);
     expect((await api.request('GET', '/v1.17/transactions', { headers: { 'x-api-key': apiKey } })).status).toBe(200);
     const wrongKey = `pk_${'A'.repeat(43)}`;
-    for (const headers of [{} as Record<string, string>, { 'x-api-key': wrongKey }, { authorization: `Bearer ${wrongKey}` }, { authorization: `Basic ${apiKey}` }, { 'x-api-key': 'short' },
-      { authorization: 'Bearer development-platform-token' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'x-api-key': wrongKey },
+      { authorization: `Bearer ${wrongKey}` },
+      { authorization: `Basic ${apiKey}` },
+      { 'x-api-key': 'short' },
+      { authorization: 'Bearer development-platform-token' },
+    ]) {
       const reply = await api.request('GET', '/v1.17/transactions', { headers });
       expect(reply.status).toBe(401);
       expect(reply.contentType).toContain('application/problem+json');
     }
     // The platform API does not accept merchant keys.
-    expect((await api.request('POST', '/internal/merchants', { body: { name: 'x' }, headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(401);
+    expect(
+      (
+        await api.request('POST', '/internal/merchants', {
+          body: { name: 'x' },
+          headers: { authorization: `Bearer ${apiKey}` },
+        })
+      ).status,
+    ).toBe(401);
   });
 });

@@ -2,7 +2,10 @@ import { testEnv } from '#testing';
 import pg from 'pg';
 
 /** Runs one query on the run's database. */
-export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
+export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>(
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: testEnv().databaseUrl });
   await client.connect();
   try {

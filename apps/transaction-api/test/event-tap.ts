@@ -45,7 +45,12 @@ export class EventTap {
         const message = await channel.get(this.queue, { noAck: true });
         if (!message) return this.events;
         const body = message.content.toString('utf8');
-        this.events.push({ messageId: message.properties.messageId as string | undefined, routingKey: message.fields.routingKey, body, event: JSON.parse(body) as PlatformEvent });
+        this.events.push({
+          messageId: message.properties.messageId as string | undefined,
+          routingKey: message.fields.routingKey,
+          body,
+          event: JSON.parse(body) as PlatformEvent,
+        });
       }
     });
   }

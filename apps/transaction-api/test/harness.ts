@@ -26,7 +26,11 @@ export class TransactionApiHarness {
     await this.app.close();
   }
 
-  async request<T = Record<string, unknown>>(method: string, path: string, init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
+  async request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...init.headers };
     let body: string | undefined = init.raw;
     if (init.body !== undefined) {
@@ -41,7 +45,12 @@ export class TransactionApiHarness {
     } catch {
       // not JSON: leave the body undefined, the text is still there
     }
-    return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: parsed as T, text };
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      body: parsed as T,
+      text,
+    };
   }
 
   platform<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<Reply<T>> {
@@ -53,17 +62,27 @@ export class TransactionApiHarness {
   }
 
   /** A new merchant with one integration. */
-  async merchantWithKey(name = 'Test merchant'): Promise<{ merchantId: string; integrationId: string; apiKey: string }> {
+  async merchantWithKey(
+    name = 'Test merchant',
+  ): Promise<{ merchantId: string; integrationId: string; apiKey: string }> {
     const merchant = await this.platform<{ id: string }>('POST', '/internal/merchants', { name });
     if (merchant.status !== 201) throw new Error(`merchant: ${merchant.status} ${merchant.text}`);
-    const integration = await this.platform<{ id: string; apiKey: string }>('POST', `/internal/merchants/${merchant.body.id}/integrations`, { name: 'Shop' });
+    const integration = await this.platform<{ id: string; apiKey: string }>(
+      'POST',
+      `/internal/merchants/${merchant.body.id}/integrations`,
+      { name: 'Shop' },
+    );
     if (integration.status !== 201) throw new Error(`integration: ${integration.status} ${integration.text}`);
     return { merchantId: merchant.body.id, integrationId: integration.body.id, apiKey: integration.body.apiKey };
   }
 }
 
 /** A valid body for POST /internal/transactions. */
-export function transactionBody(merchantId: string, integrationId: string | null, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function transactionBody(
+  merchantId: string,
+  integrationId: string | null,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     merchantId,
     integrationId,

@@ -3,11 +3,33 @@ import { API_VERSIONS } from '#domain';
 import { TransactionApiHarness } from './harness.js';
 
 interface Schema {
-  properties?: Record<string, { description?: string; type?: unknown; $ref?: string; enum?: unknown; allOf?: unknown; oneOf?: unknown; anyOf?: unknown; format?: string }>;
+  properties?: Record<
+    string,
+    {
+      description?: string;
+      type?: unknown;
+      $ref?: string;
+      enum?: unknown;
+      allOf?: unknown;
+      oneOf?: unknown;
+      anyOf?: unknown;
+      format?: string;
+    }
+  >;
 }
 interface OpenApi {
   openapi: string;
-  paths: Record<string, Record<string, { parameters?: { name: string; schema?: { enum?: string[] } }[]; responses: Record<string, unknown>; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; schema?: { enum?: string[] } }[];
+        responses: Record<string, unknown>;
+        security?: unknown[];
+      }
+    >
+  >;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
 }
 
@@ -47,7 +69,8 @@ describe('OpenAPI (e2e over HTTP)', () => {
         const operation = doc.paths[path]?.[method];
         expect([path, Boolean(operation)]).toEqual([path, true]);
         expect(operation.security?.length).toBeGreaterThan(0);
-        for (const status of ['400', '401']) expect(JSON.stringify(operation.responses[status])).toContain('application/problem+json');
+        for (const status of ['400', '401'])
+          expect(JSON.stringify(operation.responses[status])).toContain('application/problem+json');
       }
     }
     expect(doc.paths['/internal/transactions/{uuid}/status'].post.responses['409']).toBeDefined();
@@ -65,7 +88,14 @@ describe('OpenAPI (e2e over HTTP)', () => {
   it('documents every field of every schema with a type or a reference', () => {
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
       for (const [field, property] of Object.entries(schema.properties ?? {})) {
-        const typed = property.type ?? property.$ref ?? property.enum ?? property.allOf ?? property.oneOf ?? property.anyOf ?? property.format;
+        const typed =
+          property.type ??
+          property.$ref ??
+          property.enum ??
+          property.allOf ??
+          property.oneOf ??
+          property.anyOf ??
+          property.format;
         expect([name, field, Boolean(typed)]).toEqual([name, field, true]);
       }
     }

@@ -27,9 +27,16 @@ describe('outbox wake-ups across instances (e2e)', () => {
 
   it('publishes within a moment whichever instance wrote the event', async () => {
     const merchant = await other.merchantWithKey();
-    for (const [name, api] of [['other instance (NOTIFY)', other], ['relaying instance (in-process)', relaying]] as const) {
+    for (const [name, api] of [
+      ['other instance (NOTIFY)', other],
+      ['relaying instance (in-process)', relaying],
+    ] as const) {
       const started = Date.now();
-      const created = await api.platform<{ uuid: string }>('POST', '/internal/transactions', transactionBody(merchant.merchantId, null));
+      const created = await api.platform<{ uuid: string }>(
+        'POST',
+        '/internal/transactions',
+        transactionBody(merchant.merchantId, null),
+      );
       await tap.waitFor((event) => event.subjectId === created.body.uuid, 1, 5_000);
       expect([name, Date.now() - started < 2_000]).toEqual([name, true]);
     }

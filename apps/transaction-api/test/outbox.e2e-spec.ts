@@ -28,9 +28,13 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
 
   it('publishes the PlatformEvent envelope with routing key = type and messageId = event id, promptly', async () => {
     const started = Date.now();
-    const created = await api.platform<Record<string, unknown>>('POST', '/internal/transactions', transactionBody(merchant.merchantId, merchant.integrationId, {
-      authentication: { eci: '05', source: 'token' },
-    }));
+    const created = await api.platform<Record<string, unknown>>(
+      'POST',
+      '/internal/transactions',
+      transactionBody(merchant.merchantId, merchant.integrationId, {
+        authentication: { eci: '05', source: 'token' },
+      }),
+    );
     const [event] = await tap.waitFor((e) => e.subjectId === created.body.uuid, 1);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(event.routingKey).toBe('transaction.created');
@@ -68,7 +72,11 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
     const failures: string[] = [];
     const producer = async () => {
       while (!stop) {
-        const created = await api.platform<{ uuid: string }>('POST', '/internal/transactions', transactionBody(merchant.merchantId, merchant.integrationId));
+        const created = await api.platform<{ uuid: string }>(
+          'POST',
+          '/internal/transactions',
+          transactionBody(merchant.merchantId, merchant.integrationId),
+        );
         if (created.status !== 201) failures.push(`create ${created.status}`);
         for (const status of flow) {
           const moved = await api.platform('POST', `/internal/transactions/${created.body.uuid}/status`, { status });
@@ -82,7 +90,10 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
     await waitFor(() => recorded >= 10, { timeoutMs: 20_000, what: 'events before the outage' });
     await rabbitmqctl('stop_app');
     const duringOutage = recorded;
-    await waitFor(() => recorded >= duringOutage + 10, { timeoutMs: 20_000, what: 'recording to go on while the broker is down' });
+    await waitFor(() => recorded >= duringOutage + 10, {
+      timeoutMs: 20_000,
+      what: 'recording to go on while the broker is down',
+    });
     await rabbitmqctl('start_app');
     const afterRestart = recorded;
     await waitFor(() => recorded >= afterRestart + 10, { timeoutMs: 30_000, what: 'recording after the restart' });
@@ -105,8 +116,13 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
     for (const rows of bySubject.values()) {
       const order = rows.map((row) => firstArrival.get(row.id)!);
       expect(order).toEqual([...order].sort((x, y) => x - y));
-      expect(rows.map((row) => row.type)).toEqual(['transaction.created', ...flow.map(() => 'transaction.status_changed')]);
+      expect(rows.map((row) => row.type)).toEqual([
+        'transaction.created',
+        ...flow.map(() => 'transaction.status_changed'),
+      ]);
     }
-    await waitFor(async () => (await expectedEvents(merchant.merchantId)).every((row) => row.sent), { what: 'every row marked sent' });
+    await waitFor(async () => (await expectedEvents(merchant.merchantId)).every((row) => row.sent), {
+      what: 'every row marked sent',
+    });
   }, 150_000);
 });

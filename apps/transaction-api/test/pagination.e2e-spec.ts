@@ -9,7 +9,14 @@ interface Page {
 describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
   let api: TransactionApiHarness;
   let merchant: { merchantId: string; integrationId: string; apiKey: string };
-  const recorded: { uuid: string; createdAt: string; status: string; referenceId: string; psp: string; type: string }[] = [];
+  const recorded: {
+    uuid: string;
+    createdAt: string;
+    status: string;
+    referenceId: string;
+    psp: string;
+    type: string;
+  }[] = [];
   const STATUSES = ['waiting', 'confirmed', 'declined'];
   const TYPES = ['e-commerce', 'pos', 'tap-to-pay'];
 
@@ -27,7 +34,11 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
       }),
     );
     for (let i = 0; i < bodies.length; i += 25) {
-      const replies = await Promise.all(bodies.slice(i, i + 25).map((body) => api.platform<Record<string, string>>('POST', '/internal/transactions', body)));
+      const replies = await Promise.all(
+        bodies
+          .slice(i, i + 25)
+          .map((body) => api.platform<Record<string, string>>('POST', '/internal/transactions', body)),
+      );
       for (const reply of replies) {
         expect(reply.status).toBe(201);
         recorded.push(reply.body as never);
@@ -39,7 +50,9 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
   });
 
   const newestFirst = (rows: { uuid: string; createdAt: string }[]) =>
-    [...rows].sort((x, y) => (x.createdAt === y.createdAt ? (x.uuid < y.uuid ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1)).map((r) => r.uuid);
+    [...rows]
+      .sort((x, y) => (x.createdAt === y.createdAt ? (x.uuid < y.uuid ? 1 : -1) : x.createdAt < y.createdAt ? 1 : -1))
+      .map((r) => r.uuid);
 
   async function walk(query: string, limit: number): Promise<{ uuids: string[]; pages: number }> {
     const uuids: string[] = [];
@@ -66,7 +79,11 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
       const { uuids, pages } = await walk('', limit);
       expect(new Set(uuids).size).toBe(uuids.length);
       expect(uuids).toEqual(expected);
-      expect(pages).toBe(Math.ceil(expected.length / limit) + (expected.length % limit === 0 ? 1 : 0) - (expected.length % limit === 0 ? 1 : 0));
+      expect(pages).toBe(
+        Math.ceil(expected.length / limit) +
+          (expected.length % limit === 0 ? 1 : 0) -
+          (expected.length % limit === 0 ? 1 : 0),
+      );
     }
   });
 
@@ -99,21 +116,45 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
 
   it('keeps pages stable while new transactions arrive (they appear only on page 1)', async () => {
     const first = await api.merchant<Page>(merchant.apiKey, '/v1.17/transactions?limit=10&status=waiting');
-    await api.platform('POST', '/internal/transactions', transactionBody(merchant.merchantId, null, { status: 'waiting' }));
-    const second = await api.merchant<Page>(merchant.apiKey, `/v1.17/transactions?limit=10&status=waiting&cursor=${first.body.nextCursor}`);
+    await api.platform(
+      'POST',
+      '/internal/transactions',
+      transactionBody(merchant.merchantId, null, { status: 'waiting' }),
+    );
+    const second = await api.merchant<Page>(
+      merchant.apiKey,
+      `/v1.17/transactions?limit=10&status=waiting&cursor=${first.body.nextCursor}`,
+    );
     const expected = newestFirst(recorded.filter((t) => t.status === 'waiting'));
     expect(second.body.data.map((t) => t.uuid)).toEqual(expected.slice(10, 20));
   });
 
   it('answers 400 problems naming the parameter for bad limits, cursors, filters and unknown parameters', async () => {
     const cases: [string, string][] = [
-      ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['limit=1.5', 'limit'], ['limit=-1', 'limit'], ['limit=', 'limit'],
-      ['limit=1&limit=2', 'limit'], ['cursor=garbage', 'cursor'], ['cursor=eyJhIjoxfQ', 'cursor'], ['cursor=', 'cursor'],
-      ['status=paid', 'status'], ['type=online', 'type'], ['createdFrom=yesterday', 'createdFrom'], ['createdTo=2026-02-30T00:00:00Z', 'createdTo'],
-      ['referenceId=', 'referenceId'], ['referenceId=a%00b', 'referenceId'], ['psp=' + 'x'.repeat(101), 'psp'], ['sort=asc', 'sort'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=', 'limit'],
+      ['limit=1&limit=2', 'limit'],
+      ['cursor=garbage', 'cursor'],
+      ['cursor=eyJhIjoxfQ', 'cursor'],
+      ['cursor=', 'cursor'],
+      ['status=paid', 'status'],
+      ['type=online', 'type'],
+      ['createdFrom=yesterday', 'createdFrom'],
+      ['createdTo=2026-02-30T00:00:00Z', 'createdTo'],
+      ['referenceId=', 'referenceId'],
+      ['referenceId=a%00b', 'referenceId'],
+      ['psp=' + 'x'.repeat(101), 'psp'],
+      ['sort=asc', 'sort'],
     ];
     for (const [query, field] of cases) {
-      const reply = await api.merchant<{ status: number; errors?: { field: string }[] }>(merchant.apiKey, `/v1.17/transactions?${query}`);
+      const reply = await api.merchant<{ status: number; errors?: { field: string }[] }>(
+        merchant.apiKey,
+        `/v1.17/transactions?${query}`,
+      );
       expect([query, reply.status]).toEqual([query, 400]);
       expect(reply.contentType).toContain('application/problem+json');
       expect(reply.body.errors?.map((e) => e.field)).toContain(field);

@@ -27,7 +27,12 @@ describe('raw 3-D Secure data is never stored, logged or returned (e2e over HTTP
       acsTransactionId: randomUUID(),
       threeDSServerTransactionId: randomUUID(),
     };
-    secrets.push(authentication.cavv, authentication.dsTransactionId, authentication.acsTransactionId, authentication.threeDSServerTransactionId);
+    secrets.push(
+      authentication.cavv,
+      authentication.dsTransactionId,
+      authentication.acsTransactionId,
+      authentication.threeDSServerTransactionId,
+    );
     return authentication;
   };
 
@@ -67,10 +72,19 @@ describe('raw 3-D Secure data is never stored, logged or returned (e2e over HTTP
       responses.push(reply.text);
       return reply;
     };
-    const base = (extra: Record<string, unknown> = {}) => transactionBody(merchant.merchantId, merchant.integrationId, { authentication: secretAuthentication(), ...extra });
+    const base = (extra: Record<string, unknown> = {}) =>
+      transactionBody(merchant.merchantId, merchant.integrationId, {
+        authentication: secretAuthentication(),
+        ...extra,
+      });
 
     const uuids: string[] = [];
-    for (const extra of [{}, { type: 'pos' }, { paymentMethod: 'twint' }, { authentication: { ...secretAuthentication(), source: 'token' } }]) {
+    for (const extra of [
+      {},
+      { type: 'pos' },
+      { paymentMethod: 'twint' },
+      { authentication: { ...secretAuthentication(), source: 'token' } },
+    ]) {
       const reply = await send(base(extra));
       expect(reply.status).toBe(201);
       uuids.push((reply.body as { uuid: string }).uuid);
@@ -81,13 +95,16 @@ describe('raw 3-D Secure data is never stored, logged or returned (e2e over HTTP
     expect((await send(base({ uuid: uuids[0], amount: 5 }))).status).toBe(409);
     expect((await send(base({ amount: -1 }))).status).toBe(400);
     expect((await send(base({ unknownField: secrets[0] }))).status).toBe(400);
-    expect((await send(base({ authentication: { ...secretAuthentication(), nested: { cavv: secrets[0] } } }))).status).toBe(400);
+    expect(
+      (await send(base({ authentication: { ...secretAuthentication(), nested: { cavv: secrets[0] } } }))).status,
+    ).toBe(400);
     expect((await send(undefined, JSON.stringify(base()).slice(0, -3))).status).toBe(400);
     expect((await send(undefined, JSON.stringify(base({ psp: 'x'.repeat(70_000) })))).status).toBe(413);
 
     for (const uuid of uuids) {
       await api.platform('POST', `/internal/transactions/${uuid}/status`, { status: 'confirmed' });
-      for (const version of ['1.0', '1.17']) responses.push((await api.merchant(merchant.apiKey, `/v${version}/transactions/${uuid}`)).text);
+      for (const version of ['1.0', '1.17'])
+        responses.push((await api.merchant(merchant.apiKey, `/v${version}/transactions/${uuid}`)).text);
     }
     responses.push((await api.merchant(merchant.apiKey, '/v1.17/transactions?limit=100')).text);
 
@@ -101,7 +118,10 @@ describe('raw 3-D Secure data is never stored, logged or returned (e2e over HTTP
     expect(secrets.length).toBeGreaterThan(30);
     for (const [where, text] of Object.entries(everywhere)) {
       for (const secret of secrets) expect([where, text.includes(secret)]).toEqual([where, false]);
-      expect([where, /cavv|dsTransactionId|acsTransactionId|threeDSServerTransactionId/i.test(text)]).toEqual([where, false]);
+      expect([where, /cavv|dsTransactionId|acsTransactionId|threeDSServerTransactionId/i.test(text)]).toEqual([
+        where,
+        false,
+      ]);
     }
   });
 });

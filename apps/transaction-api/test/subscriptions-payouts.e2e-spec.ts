@@ -3,7 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { sql } from './db.js';
 import { TransactionApiHarness } from './harness.js';
 
-const SUBSCRIPTION_KEYS = ['id', 'status', 'event', 'referenceId', 'amount', 'currency', 'interval', 'integrationId', 'createdAt', 'updatedAt'];
+const SUBSCRIPTION_KEYS = [
+  'id',
+  'status',
+  'event',
+  'referenceId',
+  'amount',
+  'currency',
+  'interval',
+  'integrationId',
+  'createdAt',
+  'updatedAt',
+];
 
 describe('subscriptions and payouts (e2e over HTTP)', () => {
   let api: TransactionApiHarness;
@@ -32,9 +43,17 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
     const created = await subscribe();
     expect(created.status).toBe(201);
     expect(Object.keys(created.body)).toEqual(SUBSCRIPTION_KEYS);
-    expect(created.body).toMatchObject({ status: 'active', event: null, amount: 4900, currency: 'EUR', interval: 'P1M', integrationId: merchant.integrationId });
+    expect(created.body).toMatchObject({
+      status: 'active',
+      event: null,
+      amount: 4900,
+      currency: 'EUR',
+      interval: 'P1M',
+      integrationId: merchant.integrationId,
+    });
     const id = created.body.id as string;
-    const event = (name: string) => api.platform<Record<string, unknown>>('POST', `/internal/subscriptions/${id}/events`, { event: name });
+    const event = (name: string) =>
+      api.platform<Record<string, unknown>>('POST', `/internal/subscriptions/${id}/events`, { event: name });
 
     expect((await event('renewed')).body).toMatchObject({ status: 'active', event: 'renewed' });
     expect((await event('payment_failed')).body).toMatchObject({ status: 'past_due', event: 'payment_failed' });
@@ -49,15 +68,26 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
 
     const types = await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [id]);
     expect(types.map((row) => row.type)).toEqual([
-      'subscription.created', 'subscription.renewed', 'subscription.payment_failed', 'subscription.cancelled', 'subscription.ended',
+      'subscription.created',
+      'subscription.renewed',
+      'subscription.payment_failed',
+      'subscription.cancelled',
+      'subscription.ended',
     ]);
   });
 
   it('accepts the interval keywords and ISO 8601 durations, and refuses anything else naming the field', async () => {
-    for (const interval of ['monthly', 'yearly', 'P1Y', 'P2W', 'P1Y6M', 'P30D']) expect((await subscribe({ interval })).status).toBe(201);
+    for (const interval of ['monthly', 'yearly', 'P1Y', 'P2W', 'P1Y6M', 'P30D'])
+      expect((await subscribe({ interval })).status).toBe(201);
     for (const [body, field] of [
-      [{ interval: 'P' }, 'interval'], [{ interval: 'fortnightly' }, 'interval'], [{ interval: 1 }, 'interval'], [{ amount: 0 }, 'amount'],
-      [{ currency: 'eur' }, 'currency'], [{ currency: 'ZZZ' }, 'currency'], [{ merchantId: randomUUID() }, 'merchantId'], [{ referenceId: '' }, 'referenceId'],
+      [{ interval: 'P' }, 'interval'],
+      [{ interval: 'fortnightly' }, 'interval'],
+      [{ interval: 1 }, 'interval'],
+      [{ amount: 0 }, 'amount'],
+      [{ currency: 'eur' }, 'currency'],
+      [{ currency: 'ZZZ' }, 'currency'],
+      [{ merchantId: randomUUID() }, 'merchantId'],
+      [{ referenceId: '' }, 'referenceId'],
       [{ status: 'active' }, 'status'],
     ] as const) {
       const reply = await subscribe(body);
@@ -67,23 +97,47 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
   });
 
   it('answers 404 for an unknown subscription and 400 for an unknown event', async () => {
-    expect((await api.platform('POST', `/internal/subscriptions/${randomUUID()}/events`, { event: 'renewed' })).status).toBe(404);
+    expect(
+      (await api.platform('POST', `/internal/subscriptions/${randomUUID()}/events`, { event: 'renewed' })).status,
+    ).toBe(404);
     const id = (await subscribe()).body.id as string;
-    const unknown = await api.platform<{ errors: { field: string }[] }>('POST', `/internal/subscriptions/${id}/events`, { event: 'paused' });
+    const unknown = await api.platform<{ errors: { field: string }[] }>(
+      'POST',
+      `/internal/subscriptions/${id}/events`,
+      { event: 'paused' },
+    );
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors.map((e) => e.field)).toEqual(['event']);
   });
 
   it('records a payout as initialised with its event, without an integration', async () => {
-    const payout = await api.platform<Record<string, unknown>>('POST', '/internal/payouts', { merchantId: merchant.merchantId, amount: 125000, currency: 'CHF' });
+    const payout = await api.platform<Record<string, unknown>>('POST', '/internal/payouts', {
+      merchantId: merchant.merchantId,
+      amount: 125000,
+      currency: 'CHF',
+    });
     expect(payout.status).toBe(201);
-    expect(payout.body).toEqual({ id: expect.any(String), status: 'initialised', amount: 125000, currency: 'CHF', createdAt: expect.any(String) });
+    expect(payout.body).toEqual({
+      id: expect.any(String),
+      status: 'initialised',
+      amount: 125000,
+      currency: 'CHF',
+      createdAt: expect.any(String),
+    });
     const [row] = await sql<{ payload: { integrationId: null; merchantId: string; category: string; data: unknown } }>(
       'SELECT payload FROM outbox_event WHERE subject_id = $1',
       [payout.body.id],
     );
-    expect(row.payload).toMatchObject({ category: 'payout', merchantId: merchant.merchantId, integrationId: null, data: payout.body });
-    for (const body of [{ merchantId: merchant.merchantId, amount: 1.5, currency: 'CHF' }, { merchantId: merchant.merchantId, amount: 1, currency: 'CHF', integrationId: null }]) {
+    expect(row.payload).toMatchObject({
+      category: 'payout',
+      merchantId: merchant.merchantId,
+      integrationId: null,
+      data: payout.body,
+    });
+    for (const body of [
+      { merchantId: merchant.merchantId, amount: 1.5, currency: 'CHF' },
+      { merchantId: merchant.merchantId, amount: 1, currency: 'CHF', integrationId: null },
+    ]) {
       expect((await api.platform('POST', '/internal/payouts', body)).status).toBe(400);
     }
   });

@@ -4,11 +4,32 @@ import { API_VERSIONS } from '#domain';
 import { sql } from './db.js';
 import { TransactionApiHarness, transactionBody } from './harness.js';
 
-const BASE_KEYS = ['uuid', 'referenceId', 'status', 'psp', 'type', 'paymentMethod', 'amount', 'currency', 'integrationId', 'createdAt', 'updatedAt'];
-const AUTH = { eci: '5', source: '3ds', version: '2.2', flow: 'Challenge', cavv: 'AJkBByEyYgAAAAAAAAAAAAAAAAA=', dsTransactionId: randomUUID() };
+const BASE_KEYS = [
+  'uuid',
+  'referenceId',
+  'status',
+  'psp',
+  'type',
+  'paymentMethod',
+  'amount',
+  'currency',
+  'integrationId',
+  'createdAt',
+  'updatedAt',
+];
+const AUTH = {
+  eci: '5',
+  source: '3ds',
+  version: '2.2',
+  flow: 'Challenge',
+  cavv: 'AJkBByEyYgAAAAAAAAAAAAAAAAA=',
+  dsTransactionId: randomUUID(),
+};
 
 const eventsOf = async (uuid: string) =>
-  (await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [uuid])).map((row) => row.type);
+  (await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [uuid])).map(
+    (row) => row.type,
+  );
 
 describe('transactions (e2e over HTTP)', () => {
   let api: TransactionApiHarness;
@@ -25,20 +46,34 @@ describe('transactions (e2e over HTTP)', () => {
   });
 
   const record = (merchant: typeof a, extra: Record<string, unknown> = {}) =>
-    api.platform<Record<string, unknown>>('POST', '/internal/transactions', transactionBody(merchant.merchantId, merchant.integrationId, extra));
+    api.platform<Record<string, unknown>>(
+      'POST',
+      '/internal/transactions',
+      transactionBody(merchant.merchantId, merchant.integrationId, extra),
+    );
 
   describe('recording (POST /internal/transactions)', () => {
     it('answers 201 with the 1.17 object, 3dsecure resolved, and emits transaction.created', async () => {
       const created = await record(a, { authentication: AUTH });
       expect(created.status).toBe(201);
       expect(Object.keys(created.body)).toEqual([...BASE_KEYS, '3dsecure']);
-      expect(created.body).toMatchObject({ status: 'waiting', amount: 1990, currency: 'CHF', integrationId: a.integrationId });
+      expect(created.body).toMatchObject({
+        status: 'waiting',
+        amount: 1990,
+        currency: 'CHF',
+        integrationId: a.integrationId,
+      });
       expect(created.body['3dsecure']).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
       expect(await eventsOf(created.body.uuid as string)).toEqual(['transaction.created']);
     });
 
     it('gives 3dsecure null for POS, wallets and when nothing was collected', async () => {
-      for (const extra of [{ type: 'pos', authentication: AUTH }, { paymentMethod: 'twint', authentication: AUTH }, { authentication: null }, {}]) {
+      for (const extra of [
+        { type: 'pos', authentication: AUTH },
+        { paymentMethod: 'twint', authentication: AUTH },
+        { authentication: null },
+        {},
+      ]) {
         const created = await record(a, extra);
         expect(created.status).toBe(201);
         expect(created.body['3dsecure']).toBeNull();
@@ -90,15 +125,34 @@ describe('transactions (e2e over HTTP)', () => {
     });
 
     it('answers bad input with a 4xx problem naming the field, and stores nothing', async () => {
-      const before = await sql<{ n: number }>('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId]);
+      const before = await sql<{ n: number }>('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [
+        a.merchantId,
+      ]);
       const cases: [Record<string, unknown>, string][] = [
-        [{ amount: '1990' }, 'amount'], [{ amount: 19.9 }, 'amount'], [{ amount: 0 }, 'amount'], [{ amount: -5 }, 'amount'],
-        [{ amount: 100_000_000_001 }, 'amount'], [{ currency: 'chf' }, 'currency'], [{ currency: 'XYZ' }, 'currency'], [{ currency: 'CHFF' }, 'currency'],
-        [{ status: 'paid' }, 'status'], [{ status: null }, 'status'], [{ type: 'online' }, 'type'], [{ paymentMethod: 'cash' }, 'paymentMethod'],
-        [{ psp: '' }, 'psp'], [{ psp: 5 }, 'psp'], [{ referenceId: 'x'.repeat(256) }, 'referenceId'], [{ merchantId: 'nope' }, 'merchantId'],
-        [{ integrationId: 42 }, 'integrationId'], [{ uuid: 'not-a-uuid' }, 'uuid'], [{ authentication: 'AAAB' }, 'authentication'],
-        [{ authentication: [1] }, 'authentication'], [{ authentication: { eci: { nested: true } } }, 'authentication'],
-        [{ createdAt: '2026-11-22' }, 'createdAt'], [{ createdAt: '2026-02-30T00:00:00Z' }, 'createdAt'], [{ surprise: 1 }, 'surprise'],
+        [{ amount: '1990' }, 'amount'],
+        [{ amount: 19.9 }, 'amount'],
+        [{ amount: 0 }, 'amount'],
+        [{ amount: -5 }, 'amount'],
+        [{ amount: 100_000_000_001 }, 'amount'],
+        [{ currency: 'chf' }, 'currency'],
+        [{ currency: 'XYZ' }, 'currency'],
+        [{ currency: 'CHFF' }, 'currency'],
+        [{ status: 'paid' }, 'status'],
+        [{ status: null }, 'status'],
+        [{ type: 'online' }, 'type'],
+        [{ paymentMethod: 'cash' }, 'paymentMethod'],
+        [{ psp: '' }, 'psp'],
+        [{ psp: 5 }, 'psp'],
+        [{ referenceId: 'x'.repeat(256) }, 'referenceId'],
+        [{ merchantId: 'nope' }, 'merchantId'],
+        [{ integrationId: 42 }, 'integrationId'],
+        [{ uuid: 'not-a-uuid' }, 'uuid'],
+        [{ authentication: 'AAAB' }, 'authentication'],
+        [{ authentication: [1] }, 'authentication'],
+        [{ authentication: { eci: { nested: true } } }, 'authentication'],
+        [{ createdAt: '2026-11-22' }, 'createdAt'],
+        [{ createdAt: '2026-02-30T00:00:00Z' }, 'createdAt'],
+        [{ surprise: 1 }, 'surprise'],
       ];
       for (const [change, field] of cases) {
         const reply = await record(a, change);
@@ -107,14 +161,26 @@ describe('transactions (e2e over HTTP)', () => {
         expect((reply.body.errors as { field: string }[]).map((e) => e.field)).toContain(field);
       }
       const headers = { authorization: 'Bearer development-platform-token', 'content-type': 'application/json' };
-      for (const [raw, status] of [['{"merchantId":', 400], ['', 400], ['[]', 400], ['null', 400], ['"text"', 400], [`{"psp":"${'x'.repeat(70_000)}"}`, 413]] as const) {
+      for (const [raw, status] of [
+        ['{"merchantId":', 400],
+        ['', 400],
+        ['[]', 400],
+        ['null', 400],
+        ['"text"', 400],
+        [`{"psp":"${'x'.repeat(70_000)}"}`, 413],
+      ] as const) {
         const reply = await api.request('POST', '/internal/transactions', { raw, headers });
         expect([raw.slice(0, 20), reply.status]).toEqual([raw.slice(0, 20), status]);
         expect(reply.contentType).toContain('application/problem+json');
       }
-      const textPlain = await api.request('POST', '/internal/transactions', { raw: 'x', headers: { ...headers, 'content-type': 'text/plain' } });
+      const textPlain = await api.request('POST', '/internal/transactions', {
+        raw: 'x',
+        headers: { ...headers, 'content-type': 'text/plain' },
+      });
       expect(textPlain.status).toBe(415);
-      expect(await sql('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId])).toEqual(before);
+      expect(await sql('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId])).toEqual(
+        before,
+      );
     });
 
     it('refuses text PostgreSQL cannot store (NUL) naming the field', async () => {
@@ -129,7 +195,11 @@ describe('transactions (e2e over HTTP)', () => {
       const unknown = await api.platform('POST', '/internal/transactions', transactionBody(randomUUID(), null));
       expect(unknown.status).toBe(400);
       expect(unknown.body.errors).toEqual([{ field: 'merchantId', message: expect.any(String) }]);
-      const foreign = await api.platform('POST', '/internal/transactions', transactionBody(a.merchantId, b.integrationId));
+      const foreign = await api.platform(
+        'POST',
+        '/internal/transactions',
+        transactionBody(a.merchantId, b.integrationId),
+      );
       expect(foreign.status).toBe(400);
       expect(foreign.body.errors).toEqual([{ field: 'integrationId', message: expect.any(String) }]);
     });
@@ -138,7 +208,8 @@ describe('transactions (e2e over HTTP)', () => {
   describe('status changes (POST /internal/transactions/{uuid}/status)', () => {
     it('follows the state machine: allowed moves emit, the same status is a no-op, a forbidden move is 409', async () => {
       const uuid = (await record(a)).body.uuid as string;
-      const move = (status: string) => api.platform<Record<string, unknown>>('POST', `/internal/transactions/${uuid}/status`, { status });
+      const move = (status: string) =>
+        api.platform<Record<string, unknown>>('POST', `/internal/transactions/${uuid}/status`, { status });
 
       const authorized = await move('authorized');
       expect(authorized.status).toBe(200);
@@ -155,13 +226,20 @@ describe('transactions (e2e over HTTP)', () => {
       expect((await move('refunded')).status).toBe(200);
       expect((await move('confirmed')).status).toBe(409);
       expect((await move('refunded')).status).toBe(200);
-      expect(await eventsOf(uuid)).toEqual(['transaction.created', 'transaction.status_changed', 'transaction.status_changed', 'transaction.status_changed']);
+      expect(await eventsOf(uuid)).toEqual([
+        'transaction.created',
+        'transaction.status_changed',
+        'transaction.status_changed',
+        'transaction.status_changed',
+      ]);
       const stored = await api.merchant<Record<string, unknown>>(a.apiKey, `/v1.17/transactions/${uuid}`);
       expect(stored.body.status).toBe('refunded');
     });
 
     it('answers 404 for an unknown uuid, 400 for a malformed one or an unknown status', async () => {
-      expect((await api.platform('POST', `/internal/transactions/${randomUUID()}/status`, { status: 'confirmed' })).status).toBe(404);
+      expect(
+        (await api.platform('POST', `/internal/transactions/${randomUUID()}/status`, { status: 'confirmed' })).status,
+      ).toBe(404);
       const malformed = await api.platform('POST', '/internal/transactions/nope/status', { status: 'confirmed' });
       expect(malformed.status).toBe(400);
       expect(malformed.body.errors).toEqual([{ field: 'uuid', message: 'must be a UUID' }]);
@@ -174,7 +252,9 @@ describe('transactions (e2e over HTTP)', () => {
     it('serialises concurrent moves of one transaction: exactly one wins each event', async () => {
       const uuid = (await record(a)).body.uuid as string;
       const replies = await Promise.all(
-        ['confirmed', 'declined', 'cancelled', 'error', 'authorized'].map((status) => api.platform('POST', `/internal/transactions/${uuid}/status`, { status })),
+        ['confirmed', 'declined', 'cancelled', 'error', 'authorized'].map((status) =>
+          api.platform('POST', `/internal/transactions/${uuid}/status`, { status }),
+        ),
       );
       const events = await eventsOf(uuid);
       expect(replies.every((r) => r.status === 200 || r.status === 409)).toBe(true);
@@ -192,11 +272,15 @@ describe('transactions (e2e over HTTP)', () => {
           const one = await api.merchant<Record<string, unknown>>(a.apiKey, `/v${version}/transactions/${uuid}`);
           expect(one.status).toBe(200);
           expect(Object.keys(one.body)).toEqual(version === '1.17' ? [...BASE_KEYS, '3dsecure'] : BASE_KEYS);
-          const list = await api.merchant<{ data: Record<string, unknown>[] }>(a.apiKey, `/v${version}/transactions?limit=3`);
+          const list = await api.merchant<{ data: Record<string, unknown>[] }>(
+            a.apiKey,
+            `/v${version}/transactions?limit=3`,
+          );
           expect(list.status).toBe(200);
           for (const item of list.body.data) expect('3dsecure' in item).toBe(version === '1.17');
         }
-        const old = (await api.merchant<Record<string, unknown>>(a.apiKey, `/v${version}/transactions/${withAuth}`)).body;
+        const old = (await api.merchant<Record<string, unknown>>(a.apiKey, `/v${version}/transactions/${withAuth}`))
+          .body;
         const { '3dsecure': threeDSecure, ...base } = latest;
         expect(old).toEqual(version === '1.17' ? latest : base);
         expect(threeDSecure).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
@@ -216,7 +300,7 @@ describe('transactions (e2e over HTTP)', () => {
       }
     });
 
-    it('lets a key of merchant A see none of merchant B\'s transactions: 404 exactly like an unknown uuid', async () => {
+    it("lets a key of merchant A see none of merchant B's transactions: 404 exactly like an unknown uuid", async () => {
       const ofB: string[] = [];
       for (let i = 0; i < 5; i += 1) ofB.push((await record(b, { referenceId: `b-${i}` })).body.uuid as string);
       const unknown = await api.merchant(a.apiKey, `/v1.17/transactions/${randomUUID()}`);
@@ -240,11 +324,17 @@ describe('transactions (e2e over HTTP)', () => {
         cursor = page.body.nextCursor;
       } while (cursor);
       expect(seen.some((uuid) => ofB.includes(uuid))).toBe(false);
-      expect((await api.merchant<{ data: unknown[] }>(a.apiKey, '/v1.17/transactions?referenceId=b-1')).body.data).toEqual([]);
+      expect(
+        (await api.merchant<{ data: unknown[] }>(a.apiKey, '/v1.17/transactions?referenceId=b-1')).body.data,
+      ).toEqual([]);
     });
 
     it('sees transactions of every integration of its merchant', async () => {
-      const second = await api.platform<{ apiKey: string; id: string }>('POST', `/internal/merchants/${a.merchantId}/integrations`, { name: 'POS' });
+      const second = await api.platform<{ apiKey: string; id: string }>(
+        'POST',
+        `/internal/merchants/${a.merchantId}/integrations`,
+        { name: 'POS' },
+      );
       const uuid = (await record(a, { integrationId: second.body.id })).body.uuid as string;
       expect((await api.merchant(a.apiKey, `/v1.17/transactions/${uuid}`)).status).toBe(200);
       expect((await api.merchant(second.body.apiKey, `/v1.17/transactions/${uuid}`)).status).toBe(200);

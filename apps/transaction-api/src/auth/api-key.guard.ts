@@ -15,7 +15,10 @@ export class ApiKeyGuard implements CanActivate {
     const apiKey = presentedApiKey(request);
     const principal = apiKey ? await this.keys.find(apiKey) : undefined;
     if (!principal) {
-      throw new ProblemException(401, 'Send a valid API key as `Authorization: Bearer <apiKey>` or `X-API-KEY: <apiKey>`.');
+      throw new ProblemException(
+        401,
+        'Send a valid API key as `Authorization: Bearer <apiKey>` or `X-API-KEY: <apiKey>`.',
+      );
     }
     setPrincipal(request, principal);
     return true;

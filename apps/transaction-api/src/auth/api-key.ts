@@ -19,5 +19,7 @@ export function apiKeyDisplayPrefix(apiKey: string): string {
 
 /** Whether `candidate` can be an API key at all (cheap check before hashing and looking it up). */
 export function looksLikeApiKey(candidate: string): boolean {
-  return candidate.length === API_KEY_LENGTH && candidate.startsWith(API_KEY_PREFIX) && /^[A-Za-z0-9_-]+$/.test(candidate);
+  return (
+    candidate.length === API_KEY_LENGTH && candidate.startsWith(API_KEY_PREFIX) && /^[A-Za-z0-9_-]+$/.test(candidate)
+  );
 }

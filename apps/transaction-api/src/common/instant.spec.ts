@@ -14,8 +14,22 @@ describe('parseInstant', () => {
   });
 
   it('refuses dates without a zone, impossible dates and years outside 1970–9999', () => {
-    for (const bad of ['2026-11-22', '2026-11-22T10:00:00', '2026-02-30T00:00:00Z', '2026-13-01T00:00:00Z', '2026-11-22T24:00:00Z',
-      '1969-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '1970-01-01T00:30:00+01:00', 'yesterday', '', 42, null, undefined, {}]) {
+    for (const bad of [
+      '2026-11-22',
+      '2026-11-22T10:00:00',
+      '2026-02-30T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-11-22T24:00:00Z',
+      '1969-12-31T23:59:59Z',
+      '10000-01-01T00:00:00Z',
+      '1970-01-01T00:30:00+01:00',
+      'yesterday',
+      '',
+      42,
+      null,
+      undefined,
+      {},
+    ]) {
       expect(parseInstant(bad)).toBeUndefined();
     }
   });

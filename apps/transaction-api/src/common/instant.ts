@@ -21,7 +21,8 @@ export function parseInstant(value: unknown): Date | undefined {
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(s);
-  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   if (day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
   let offsetMinutes = 0;
   if (zone.toUpperCase() !== 'Z') {

@@ -27,7 +27,11 @@ export function IsAmount(): PropertyDecorator {
 /** An ISO 4217 currency code: three upper-case letters of a currency that exists. */
 export function IsCurrency(): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ description: 'ISO 4217 currency code, three upper-case letters.', pattern: '^[A-Z]{3}$', example: 'CHF' }),
+    ApiProperty({
+      description: 'ISO 4217 currency code, three upper-case letters.',
+      pattern: '^[A-Z]{3}$',
+      example: 'CHF',
+    }),
     Matches(/^[A-Z]{3}$/, { message: 'must be an ISO 4217 currency code of three upper-case letters' }),
     IsISO4217CurrencyCode({ message: 'must be an ISO 4217 currency code' }),
   );

@@ -8,7 +8,12 @@ export function rethrowReferenceViolation(error: unknown): never {
   const pgError = error as { code?: string; constraint?: string };
   if (pgError.code === '23503') {
     const field = pgError.constraint?.includes('integration') ? 'integrationId' : 'merchantId';
-    throw ProblemException.validation([{ field, message: field === 'merchantId' ? 'is not the id of a merchant' : 'is not an integration of this merchant' }]);
+    throw ProblemException.validation([
+      {
+        field,
+        message: field === 'merchantId' ? 'is not the id of a merchant' : 'is not an integration of this merchant',
+      },
+    ]);
   }
   throw error;
 }

@@ -3,15 +3,24 @@ import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 
 /** OpenAPI schema of one invalid field in a problem. */
 export class FieldErrorDoc {
-  @ApiProperty({ description: 'The field (dotted path for nested fields, the parameter name for path and query).', example: 'amount' })
+  @ApiProperty({
+    description: 'The field (dotted path for nested fields, the parameter name for path and query).',
+    example: 'amount',
+  })
   field!: string;
-  @ApiProperty({ description: 'What is wrong with it. Never echoes the value sent.', example: 'must be at least 1 (minor units)' })
+  @ApiProperty({
+    description: 'What is wrong with it. Never echoes the value sent.',
+    example: 'must be at least 1 (minor units)',
+  })
   message!: string;
 }
 
 /** OpenAPI schema of an RFC 9457 problem (`application/problem+json`), the body of every error. */
 export class ProblemDoc {
-  @ApiProperty({ description: 'URN naming the kind of error, stable across versions.', example: 'urn:problem:validation' })
+  @ApiProperty({
+    description: 'URN naming the kind of error, stable across versions.',
+    example: 'urn:problem:validation',
+  })
   type!: string;
   @ApiProperty({ example: 'Invalid request' })
   title!: string;
@@ -19,7 +28,10 @@ export class ProblemDoc {
   status!: number;
   @ApiProperty({ example: 'The request has invalid fields.' })
   detail!: string;
-  @ApiPropertyOptional({ type: [FieldErrorDoc], description: 'Present for validation errors: one entry per invalid field.' })
+  @ApiPropertyOptional({
+    type: [FieldErrorDoc],
+    description: 'Present for validation errors: one entry per invalid field.',
+  })
   errors?: FieldErrorDoc[];
 }
 
@@ -33,7 +45,10 @@ const DESCRIPTIONS: Record<number, string> = {
 };
 
 /** Documents the problem responses of an operation; `overrides` replaces the standard description of a status. */
-export function ApiProblems(statuses: number[], overrides: Record<number, string> = {}): MethodDecorator & ClassDecorator {
+export function ApiProblems(
+  statuses: number[],
+  overrides: Record<number, string> = {},
+): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...statuses.map((status) =>
       ApiResponse({

@@ -11,7 +11,10 @@ export function IsText(min: number, max: number): PropertyDecorator {
     Length(min, max),
     ValidateBy({
       name: 'noNul',
-      validator: { validate: (value: unknown) => typeof value !== 'string' || !value.includes('\0'), defaultMessage: () => 'must not contain NUL characters' },
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !value.includes('\0'),
+        defaultMessage: () => 'must not contain NUL characters',
+      },
     }),
   );
 }

@@ -6,6 +6,10 @@ import { TransactionApiConfig } from './transaction-api.config.js';
 @Module({})
 export class ConfigModule {
   static forRoot(config: TransactionApiConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: TransactionApiConfig, useValue: config }], exports: [TransactionApiConfig] };
+    return {
+      module: ConfigModule,
+      providers: [{ provide: TransactionApiConfig, useValue: config }],
+      exports: [TransactionApiConfig],
+    };
   }
 }

@@ -26,7 +26,8 @@ export class MerchantController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create an integration with its API key',
-    description: 'The API key is in this response only; the service keeps a SHA-256 hash of it and a short readable prefix.',
+    description:
+      'The API key is in this response only; the service keeps a SHA-256 hash of it and a short readable prefix.',
   })
   @ApiParam({ name: 'merchantId', format: 'uuid' })
   @ApiCreatedResponse({ type: IntegrationResponse })

@@ -13,7 +13,14 @@ import { MerchantService } from './merchant.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([MerchantEntity, IntegrationEntity])],
   controllers: [MerchantController],
-  providers: [MerchantRepository, MerchantService, IntegrationKeyLookup, ReferenceChecker, ApiKeyGuard, PlatformTokenGuard],
+  providers: [
+    MerchantRepository,
+    MerchantService,
+    IntegrationKeyLookup,
+    ReferenceChecker,
+    ApiKeyGuard,
+    PlatformTokenGuard,
+  ],
   exports: [ReferenceChecker, IntegrationKeyLookup, ApiKeyGuard, PlatformTokenGuard],
 })
 export class MerchantModule {}

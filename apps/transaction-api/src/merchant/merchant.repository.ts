@@ -19,7 +19,9 @@ export class MerchantRepository {
     return this.merchants.exists({ where: { id } });
   }
 
-  async insertIntegration(integration: Pick<IntegrationEntity, 'id' | 'merchantId' | 'name' | 'apiKeyHash' | 'apiKeyPrefix'>): Promise<void> {
+  async insertIntegration(
+    integration: Pick<IntegrationEntity, 'id' | 'merchantId' | 'name' | 'apiKeyHash' | 'apiKeyPrefix'>,
+  ): Promise<void> {
     await this.integrations.insert(integration);
   }
 

@@ -21,7 +21,9 @@ export class ReferenceChecker {
       const owner = await this.ownerOf(integrationId);
       if (owner === merchantId) return;
       if (!(await this.merchantExists(merchantId))) throw unknownMerchant();
-      throw ProblemException.validation([{ field: 'integrationId', message: 'is not an integration of this merchant' }]);
+      throw ProblemException.validation([
+        { field: 'integrationId', message: 'is not an integration of this merchant' },
+      ]);
     }
     if (!(await this.merchantExists(merchantId))) throw unknownMerchant();
   }
@@ -51,4 +53,5 @@ function remember(set: Set<string>, value: string): void {
   set.add(value);
 }
 
-const unknownMerchant = () => ProblemException.validation([{ field: 'merchantId', message: 'is not the id of a merchant' }]);
+const unknownMerchant = () =>
+  ProblemException.validation([{ field: 'merchantId', message: 'is not the id of a merchant' }]);

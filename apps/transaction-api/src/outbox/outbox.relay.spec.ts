@@ -3,10 +3,16 @@ import fc from 'fast-check';
 import { waves } from './outbox.relay.js';
 import type { OutboxRow } from './outbox.store.js';
 
-const row = (seq: number, subjectId: string): OutboxRow => ({ seq: String(seq), id: `e${seq}`, type: 't', subjectId, payload: '{}' });
+const row = (seq: number, subjectId: string): OutboxRow => ({
+  seq: String(seq),
+  id: `e${seq}`,
+  type: 't',
+  subjectId,
+  payload: '{}',
+});
 
 describe('outbox waves', () => {
-  it('puts each subject at most once in a wave and keeps every subject\'s events in seq order across waves', () => {
+  it("puts each subject at most once in a wave and keeps every subject's events in seq order across waves", () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { maxLength: 60 }), (subjects) => {
         const rows = subjects.map((subject, index) => row(index + 1, subject));

@@ -121,7 +121,10 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     for (const wave of waves(rows)) {
       const results = await Promise.allSettled(
         wave.map((row) =>
-          this.amqp.publish(EXCHANGES.events, row.type, Buffer.from(row.payload, 'utf8'), { messageId: row.id, type: row.type }),
+          this.amqp.publish(EXCHANGES.events, row.type, Buffer.from(row.payload, 'utf8'), {
+            messageId: row.id,
+            type: row.type,
+          }),
         ),
       );
       const confirmed = wave.filter((_, index) => results[index].status === 'fulfilled').map((row) => row.seq);
@@ -129,7 +132,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       if (confirmed.length < wave.length) {
         if (!this.failing) {
           const reason = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
-          this.logger.warn(`publishing events failed (${(reason.reason as Error)?.message}); they wait in the outbox and are retried`);
+          this.logger.warn(
+            `publishing events failed (${(reason.reason as Error)?.message}); they wait in the outbox and are retried`,
+          );
         }
         this.failing = true;
         return 'failed';

@@ -16,7 +16,10 @@ export class PayoutController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Record a payout', description: 'Status `initialised`; emits `payout.created` (no integration).' })
+  @ApiOperation({
+    summary: 'Record a payout',
+    description: 'Status `initialised`; emits `payout.created` (no integration).',
+  })
   @ApiCreatedResponse({ type: PayoutDoc })
   create(@Body() body: CreatePayoutDto) {
     return this.payouts.create(body);

@@ -5,5 +5,9 @@ import { PayoutController } from './payout.controller.js';
 import { PayoutRepository } from './payout.repository.js';
 import { PayoutService } from './payout.service.js';
 
-@Module({ imports: [MerchantModule, OutboxModule], controllers: [PayoutController], providers: [PayoutRepository, PayoutService] })
+@Module({
+  imports: [MerchantModule, OutboxModule],
+  controllers: [PayoutController],
+  providers: [PayoutRepository, PayoutService],
+})
 export class PayoutModule {}

@@ -13,13 +13,9 @@ export interface PayoutRow {
 @Injectable()
 export class PayoutRepository {
   async insert(sql: Sql, row: PayoutRow): Promise<void> {
-    await sql.rows(`INSERT INTO payout (id, merchant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
-      row.id,
-      row.merchantId,
-      row.amount,
-      row.currency,
-      row.status,
-      row.createdAt,
-    ]);
+    await sql.rows(
+      `INSERT INTO payout (id, merchant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [row.id, row.merchantId, row.amount, row.currency, row.status, row.createdAt],
+    );
   }
 }

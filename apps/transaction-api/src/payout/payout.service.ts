@@ -19,13 +19,33 @@ export class PayoutService {
   async create(input: CreatePayoutDto): Promise<PublicPayout> {
     const merchantId = input.merchantId.toLowerCase();
     await this.references.check(merchantId, null);
-    const row: PayoutRow = { id: randomUUID(), merchantId, amount: input.amount, currency: input.currency, status: 'initialised', createdAt: new Date() };
-    const record = { id: row.id, status: row.status, amount: row.amount, currency: row.currency, createdAt: row.createdAt };
+    const row: PayoutRow = {
+      id: randomUUID(),
+      merchantId,
+      amount: input.amount,
+      currency: input.currency,
+      status: 'initialised',
+      createdAt: new Date(),
+    };
+    const record = {
+      id: row.id,
+      status: row.status,
+      amount: row.amount,
+      currency: row.currency,
+      createdAt: row.createdAt,
+    };
     return this.unitOfWork.run(async ({ sql, emit }) => {
       await this.payouts.insert(sql, row);
       // Payouts belong to no integration.
       await emit(
-        platformEvent({ type: 'payout.created', merchantId, integrationId: null, subjectId: row.id, occurredAt: row.createdAt, data: record }),
+        platformEvent({
+          type: 'payout.created',
+          merchantId,
+          integrationId: null,
+          subjectId: row.id,
+          occurredAt: row.createdAt,
+          data: record,
+        }),
       );
       return renderPayout(record);
     });

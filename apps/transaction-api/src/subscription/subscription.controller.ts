@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid.js';
@@ -33,7 +41,10 @@ export class SubscriptionController {
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: SubscriptionDoc })
-  @ApiProblems([404, 409], { 404: 'No subscription has this id.', 409: 'The event is not allowed in the subscription\'s status.' })
+  @ApiProblems([404, 409], {
+    404: 'No subscription has this id.',
+    409: "The event is not allowed in the subscription's status.",
+  })
   recordEvent(@Param('id', UuidParamPipe) id: string, @Body() body: SubscriptionEventDto) {
     return this.subscriptions.recordEvent(id, body);
   }

@@ -6,7 +6,8 @@ import { IsAmount, IsCurrency } from '../common/money.js';
 import { SUBSCRIPTION_STATUSES } from './subscription.lifecycle.js';
 
 /** `daily`, `weekly`, `monthly`, `quarterly`, `yearly`, or an ISO 8601 duration in days/weeks/months/years (P1M, P2W, P1Y6M). */
-export const INTERVAL_PATTERN = /^(daily|weekly|monthly|quarterly|yearly|P(?=\d)(\d{1,3}Y)?(\d{1,3}M)?(\d{1,3}W)?(\d{1,4}D)?)$/;
+export const INTERVAL_PATTERN =
+  /^(daily|weekly|monthly|quarterly|yearly|P(?=\d)(\d{1,3}Y)?(\d{1,3}M)?(\d{1,3}W)?(\d{1,4}D)?)$/;
 
 export class CreateSubscriptionDto {
   @ApiProperty({ format: 'uuid' })
@@ -30,12 +31,15 @@ export class CreateSubscriptionDto {
   currency!: string;
 
   @ApiProperty({
-    description: 'Billing interval: daily, weekly, monthly, quarterly, yearly, or an ISO 8601 duration of days/weeks/months/years (P1M, P2W, P1Y).',
+    description:
+      'Billing interval: daily, weekly, monthly, quarterly, yearly, or an ISO 8601 duration of days/weeks/months/years (P1M, P2W, P1Y).',
     example: 'P1M',
     pattern: INTERVAL_PATTERN.source,
   })
   @IsString()
-  @Matches(INTERVAL_PATTERN, { message: 'must be daily, weekly, monthly, quarterly, yearly or an ISO 8601 duration such as P1M' })
+  @Matches(INTERVAL_PATTERN, {
+    message: 'must be daily, weekly, monthly, quarterly, yearly or an ISO 8601 duration such as P1M',
+  })
   interval!: string;
 }
 
@@ -48,7 +52,12 @@ export class SubscriptionEventDto {
 export class SubscriptionDoc {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: SUBSCRIPTION_STATUSES }) status!: string;
-  @ApiProperty({ nullable: true, type: 'string', enum: SUBSCRIPTION_EVENTS, description: 'The event just recorded; null on creation.' })
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    enum: SUBSCRIPTION_EVENTS,
+    description: 'The event just recorded; null on creation.',
+  })
   event!: string | null;
   @ApiProperty({ nullable: true, type: 'string' }) referenceId!: string | null;
   @ApiProperty({ type: 'integer' }) amount!: number;

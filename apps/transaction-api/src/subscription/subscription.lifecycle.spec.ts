@@ -11,7 +11,8 @@ describe('subscription lifecycle', () => {
   });
 
   it('refuses events after the end and renewals after a cancellation', () => {
-    for (const event of ['renewed', 'payment_failed', 'cancelled', 'ended'] as const) expect(statusAfter('ended', event)).toBeUndefined();
+    for (const event of ['renewed', 'payment_failed', 'cancelled', 'ended'] as const)
+      expect(statusAfter('ended', event)).toBeUndefined();
     expect(statusAfter('cancelled', 'renewed')).toBeUndefined();
     expect(statusAfter('cancelled', 'cancelled')).toBeUndefined();
   });

@@ -11,7 +11,9 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
  * - ended: active | past_due | cancelled → ended (final)
  * Any other event is refused with 409 (e.g. renewing a cancelled or an ended subscription).
  */
-export const SUBSCRIPTION_EVENT_RULES: Readonly<Record<SubscriptionEvent, { from: readonly SubscriptionStatus[]; to: SubscriptionStatus }>> = {
+export const SUBSCRIPTION_EVENT_RULES: Readonly<
+  Record<SubscriptionEvent, { from: readonly SubscriptionStatus[]; to: SubscriptionStatus }>
+> = {
   renewed: { from: ['active', 'past_due'], to: 'active' },
   payment_failed: { from: ['active', 'past_due'], to: 'past_due' },
   cancelled: { from: ['active', 'past_due'], to: 'cancelled' },

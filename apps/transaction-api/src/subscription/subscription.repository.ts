@@ -20,7 +20,10 @@ export interface SubscriptionRow {
 const COLUMNS = `id, merchant_id AS "merchantId", integration_id AS "integrationId", reference_id AS "referenceId", amount,
   currency, interval, status, last_event AS "lastEvent", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-const toRow = (raw: Record<string, unknown>): SubscriptionRow => ({ ...(raw as unknown as SubscriptionRow), amount: Number(raw.amount) });
+const toRow = (raw: Record<string, unknown>): SubscriptionRow => ({
+  ...(raw as unknown as SubscriptionRow),
+  amount: Number(raw.amount),
+});
 
 /** Subscriptions, written inside the caller's database transaction. */
 @Injectable()
@@ -29,16 +32,37 @@ export class SubscriptionRepository {
     await sql.rows(
       `INSERT INTO subscription (id, merchant_id, integration_id, reference_id, amount, currency, interval, status, last_event, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [row.id, row.merchantId, row.integrationId, row.referenceId, row.amount, row.currency, row.interval, row.status, row.lastEvent, row.createdAt, row.updatedAt],
+      [
+        row.id,
+        row.merchantId,
+        row.integrationId,
+        row.referenceId,
+        row.amount,
+        row.currency,
+        row.interval,
+        row.status,
+        row.lastEvent,
+        row.createdAt,
+        row.updatedAt,
+      ],
     );
   }
 
   async findForUpdate(sql: Sql, id: string): Promise<SubscriptionRow | null> {
-    const rows: Record<string, unknown>[] = await sql.rows(`SELECT ${COLUMNS} FROM subscription WHERE id = $1 FOR UPDATE`, [id]);
+    const rows: Record<string, unknown>[] = await sql.rows(
+      `SELECT ${COLUMNS} FROM subscription WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
     return rows.length ? toRow(rows[0]) : null;
   }
 
-  async recordEvent(sql: Sql, id: string, status: SubscriptionStatus, event: SubscriptionEvent, at: Date): Promise<SubscriptionRow> {
+  async recordEvent(
+    sql: Sql,
+    id: string,
+    status: SubscriptionStatus,
+    event: SubscriptionEvent,
+    at: Date,
+  ): Promise<SubscriptionRow> {
     const rows: Record<string, unknown>[] = await sql.rows(
       `UPDATE subscription SET status = $2, last_event = $3, updated_at = $4 WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, status, event, at],

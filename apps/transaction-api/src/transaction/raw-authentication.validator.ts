@@ -11,7 +11,8 @@ const MAX_STRING = 1_024;
  */
 export function isRawAuthentication(value: unknown): boolean {
   if (value === null || value === undefined) return true;
-  if (typeof value !== 'object' || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  if (typeof value !== 'object' || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype)
+    return false;
   const entries = Object.entries(value);
   if (entries.length > MAX_KEYS) return false;
   return entries.every(

@@ -1,12 +1,27 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiSecurity,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { API_VERSIONS, type ApiVersion } from '#domain';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { CurrentMerchant, type MerchantPrincipal } from '../auth/merchant-principal.js';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid.js';
 import { ApiVersionPipe } from './api-version.pipe.js';
-import { API_VERSION_DESCRIPTION, ListTransactionsQuery, TransactionPageDoc, TransactionV117Doc, TransactionV1Doc } from './transaction.dto.js';
+import {
+  API_VERSION_DESCRIPTION,
+  ListTransactionsQuery,
+  TransactionPageDoc,
+  TransactionV117Doc,
+  TransactionV1Doc,
+} from './transaction.dto.js';
 import { TransactionReader } from './transaction.reader.js';
 
 const VERSION_PARAM = { name: 'version', description: API_VERSION_DESCRIPTION, enum: [...API_VERSIONS] } as const;
@@ -23,7 +38,7 @@ export class TransactionMerchantController {
 
   @Get()
   @ApiOperation({
-    summary: 'List the merchant\'s transactions',
+    summary: "List the merchant's transactions",
     description:
       'Newest first (createdAt, then uuid, descending). Keyset pagination: pass `nextCursor` as `cursor` for the next ' +
       'page; every page costs the same however deep it is. Filters combine with AND. Unknown query parameters are refused.',
@@ -41,7 +56,8 @@ export class TransactionMerchantController {
   @Get(':uuid')
   @ApiOperation({
     summary: 'Retrieve one transaction',
-    description: 'A key sees every transaction of its merchant; another merchant\'s uuid answers 404 exactly like an unknown one.',
+    description:
+      "A key sees every transaction of its merchant; another merchant's uuid answers 404 exactly like an unknown one.",
   })
   @ApiParam(VERSION_PARAM)
   @ApiParam({ name: 'uuid', format: 'uuid' })

@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
@@ -28,8 +36,14 @@ export class TransactionPlatformController {
       'emits nothing; the same uuid with different data answers 409.',
   })
   @ApiCreatedResponse({ type: TransactionV117Doc, description: 'Recorded (API 1.17 shape).' })
-  @ApiOkResponse({ type: TransactionV117Doc, description: 'This uuid was recorded before with the same data; nothing changed.' })
-  @ApiProblems([409], { 409: 'The uuid is already used by a transaction with different data.', 400: 'Invalid field, or a merchantId/integrationId that does not exist or does not belong together.' })
+  @ApiOkResponse({
+    type: TransactionV117Doc,
+    description: 'This uuid was recorded before with the same data; nothing changed.',
+  })
+  @ApiProblems([409], {
+    409: 'The uuid is already used by a transaction with different data.',
+    400: 'Invalid field, or a merchantId/integrationId that does not exist or does not belong together.',
+  })
   async record(@Body() body: CreateTransactionDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { transaction, created } = await this.transactions.record(body);
     if (!created) void reply.status(200);
@@ -47,7 +61,10 @@ export class TransactionPlatformController {
   })
   @ApiParam({ name: 'uuid', format: 'uuid' })
   @ApiOkResponse({ type: TransactionV117Doc })
-  @ApiProblems([404, 409], { 404: 'No transaction has this uuid.', 409: 'The state machine does not allow this move (type urn:problem:status-transition).' })
+  @ApiProblems([404, 409], {
+    404: 'No transaction has this uuid.',
+    409: 'The state machine does not allow this move (type urn:problem:status-transition).',
+  })
   changeStatus(@Param('uuid', UuidParamPipe) uuid: string, @Body() body: ChangeTransactionStatusDto) {
     return this.transactions.changeStatus(uuid, body);
   }

@@ -18,7 +18,8 @@ export function encodeCursor(cursor: TransactionCursor): string {
 
 /** Decodes a cursor; anything that is not one of ours is a 400 problem naming `cursor`. */
 export function decodeCursor(text: string): TransactionCursor {
-  const invalid = () => ProblemException.validation([{ field: 'cursor', message: 'is not a cursor returned by this API' }]);
+  const invalid = () =>
+    ProblemException.validation([{ field: 'cursor', message: 'is not a cursor returned by this API' }]);
   if (text.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text)) throw invalid();
   let value: unknown;
   try {
@@ -28,6 +29,7 @@ export function decodeCursor(text: string): TransactionCursor {
   }
   if (!Array.isArray(value) || value.length !== 2) throw invalid();
   const [time, uuid] = value as unknown[];
-  if (typeof time !== 'number' || !Number.isInteger(time) || time < MIN_TIME || time >= MAX_TIME || !isUuid(uuid)) throw invalid();
+  if (typeof time !== 'number' || !Number.isInteger(time) || time < MIN_TIME || time >= MAX_TIME || !isUuid(uuid))
+    throw invalid();
   return { createdAt: new Date(time), uuid: uuid.toLowerCase() };
 }

@@ -26,7 +26,10 @@ export class RawAuthenticationDoc {
   version?: string;
   @ApiPropertyOptional({ description: '`frictionless` or `challenge`, any letter case.', example: 'challenge' })
   flow?: string;
-  @ApiPropertyOptional({ description: 'Cryptogram. Accepted and dropped: never stored, logged or returned.', writeOnly: true })
+  @ApiPropertyOptional({
+    description: 'Cryptogram. Accepted and dropped: never stored, logged or returned.',
+    writeOnly: true,
+  })
   cavv?: string;
   @ApiPropertyOptional({ description: 'Dropped: never stored, logged or returned.', writeOnly: true })
   dsTransactionId?: string;
@@ -49,14 +52,19 @@ export class CreateTransactionDto {
   @ApiPropertyOptional({
     format: 'uuid',
     description:
-      'Idempotency: the transaction\'s id. Sending the same uuid with the same data again answers 200 with the stored ' +
+      "Idempotency: the transaction's id. Sending the same uuid with the same data again answers 200 with the stored " +
       'transaction and emits no event; the same uuid with different data is refused with 409. Generated when absent.',
   })
   @IsOptional()
   @IsUUID('all')
   uuid?: string;
 
-  @ApiPropertyOptional({ nullable: true, minLength: 1, maxLength: 255, description: 'The merchant\'s reference, e.g. an order number.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    minLength: 1,
+    maxLength: 255,
+    description: "The merchant's reference, e.g. an order number.",
+  })
   @IsOptional()
   @IsText(1, 255)
   referenceId?: string | null;
@@ -65,7 +73,12 @@ export class CreateTransactionDto {
   @IsIn(TRANSACTION_STATUSES)
   status!: TransactionStatus;
 
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Payrexx Direct', description: 'The payment service provider.' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 100,
+    example: 'Payrexx Direct',
+    description: 'The payment service provider.',
+  })
   @IsText(1, 100)
   psp!: string;
 
@@ -96,7 +109,8 @@ export class CreateTransactionDto {
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'For imports: when the payment happened (ISO 8601 with a time zone, years 1970–9999, kept to the millisecond). Default: now.',
+    description:
+      'For imports: when the payment happened (ISO 8601 with a time zone, years 1970–9999, kept to the millisecond). Default: now.',
   })
   @IsOptional()
   @IsInstant()
@@ -110,7 +124,8 @@ export class ChangeTransactionStatusDto {
 }
 
 /** Turns a query string of digits into a number; anything else stays as it is and fails validation. */
-const toInteger = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value);
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
 export class ListTransactionsQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size.' })
@@ -146,25 +161,44 @@ export class ListTransactionsQuery {
   @IsIn(TRANSACTION_TYPES)
   type?: TransactionType;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Only transactions created at or after this instant (inclusive).' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Only transactions created at or after this instant (inclusive).',
+  })
   @IsOptional()
   @IsInstant()
   createdFrom?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Only transactions created at or before this instant (inclusive).' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Only transactions created at or before this instant (inclusive).',
+  })
   @IsOptional()
   @IsInstant()
   createdTo?: string;
 }
 
 export class ThreeDSecureDoc {
-  @ApiProperty({ description: 'Electronic Commerce Indicator, two digits (Visa 05/06/07, Mastercard 02/01/00).', example: '05' })
+  @ApiProperty({
+    description: 'Electronic Commerce Indicator, two digits (Visa 05/06/07, Mastercard 02/01/00).',
+    example: '05',
+  })
   eci!: string;
   @ApiProperty({ enum: ['3ds', 'token'] })
   source!: string;
-  @ApiProperty({ nullable: true, type: 'string', description: 'Dotted three-part version; null for `token` or when not numeric.', example: '2.2.0' })
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    description: 'Dotted three-part version; null for `token` or when not numeric.',
+    example: '2.2.0',
+  })
   version!: string | null;
-  @ApiProperty({ nullable: true, type: 'string', enum: ['frictionless', 'challenge'], description: 'null for `token` or when unknown.' })
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    enum: ['frictionless', 'challenge'],
+    description: 'null for `token` or when unknown.',
+  })
   flow!: string | null;
 }
 
@@ -199,12 +233,19 @@ export class TransactionV117Doc extends TransactionV1Doc {
 @ApiExtraModels(TransactionV1Doc, TransactionV117Doc)
 export class TransactionPageDoc {
   @ApiProperty({
-    description: 'Newest first. Objects of the requested version (1.0–1.16: TransactionV1Doc; 1.17: TransactionV117Doc).',
+    description:
+      'Newest first. Objects of the requested version (1.0–1.16: TransactionV1Doc; 1.17: TransactionV117Doc).',
     type: 'array',
-    items: { oneOf: [{ $ref: '#/components/schemas/TransactionV117Doc' }, { $ref: '#/components/schemas/TransactionV1Doc' }] },
+    items: {
+      oneOf: [{ $ref: '#/components/schemas/TransactionV117Doc' }, { $ref: '#/components/schemas/TransactionV1Doc' }],
+    },
   })
   data!: object[];
-  @ApiProperty({ nullable: true, type: 'string', description: 'Pass as `cursor` for the next page; null on the last page.' })
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    description: 'Pass as `cursor` for the next page; null on the last page.',
+  })
   nextCursor!: string | null;
 }
 

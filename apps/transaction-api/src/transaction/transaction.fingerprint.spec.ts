@@ -19,8 +19,17 @@ describe('creation fingerprint', () => {
   it('is the same for the same facts and differs when any fact differs', () => {
     expect(creationFingerprint({ ...facts }).equals(creationFingerprint(facts))).toBe(true);
     const variants: Partial<CreationFacts>[] = [
-      { merchantId: 'n' }, { integrationId: 'i' }, { referenceId: null }, { status: 'confirmed' }, { psp: 'x' }, { type: 'pos' },
-      { paymentMethod: 'amex' }, { amount: 1991 }, { currency: 'EUR' }, { createdAt: '2026-01-01T00:00:00.000Z' }, { threeDSecure: null },
+      { merchantId: 'n' },
+      { integrationId: 'i' },
+      { referenceId: null },
+      { status: 'confirmed' },
+      { psp: 'x' },
+      { type: 'pos' },
+      { paymentMethod: 'amex' },
+      { amount: 1991 },
+      { currency: 'EUR' },
+      { createdAt: '2026-01-01T00:00:00.000Z' },
+      { threeDSecure: null },
       { threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'frictionless' } },
     ];
     const seen = new Set([creationFingerprint(facts).toString('hex')]);

@@ -34,7 +34,12 @@ export function creationFingerprint(facts: CreationFacts): Buffer {
     facts.amount,
     facts.currency,
     facts.createdAt,
-    facts.threeDSecure && [facts.threeDSecure.eci, facts.threeDSecure.source, facts.threeDSecure.version, facts.threeDSecure.flow],
+    facts.threeDSecure && [
+      facts.threeDSecure.eci,
+      facts.threeDSecure.source,
+      facts.threeDSecure.version,
+      facts.threeDSecure.flow,
+    ],
   ];
   return createHash('sha256').update(JSON.stringify(ordered)).digest();
 }

@@ -59,10 +59,12 @@ describe('TransactionRepository pages (real PostgreSQL)', () => {
   });
 
   it('plans every filter as an index scan with no sort, and a deep page reads no more than the first', async () => {
-    const deep = (await pool.query<{ created_at: Date; uuid: string }>(
-      `SELECT created_at, uuid FROM transaction WHERE merchant_id = $1 ORDER BY created_at DESC, uuid DESC OFFSET $2 LIMIT 1`,
-      [merchantId, ROWS - 200],
-    )).rows[0];
+    const deep = (
+      await pool.query<{ created_at: Date; uuid: string }>(
+        `SELECT created_at, uuid FROM transaction WHERE merchant_id = $1 ORDER BY created_at DESC, uuid DESC OFFSET $2 LIMIT 1`,
+        [merchantId, ROWS - 200],
+      )
+    ).rows[0];
     const cases: [TransactionFilters, string][] = [
       [{}, 'transaction_merchant_page_idx'],
       [{ status: 'confirmed' }, 'transaction_status_page_idx'],
@@ -73,7 +75,12 @@ describe('TransactionRepository pages (real PostgreSQL)', () => {
     for (const [filters, index] of cases) {
       const where = ['merchant_id = $1'];
       const values: unknown[] = [merchantId];
-      for (const [key, column] of [['status', 'status'], ['referenceId', 'reference_id'], ['psp', 'psp'], ['type', 'type']] as const) {
+      for (const [key, column] of [
+        ['status', 'status'],
+        ['referenceId', 'reference_id'],
+        ['psp', 'psp'],
+        ['type', 'type'],
+      ] as const) {
         if (filters[key] !== undefined) {
           values.push(filters[key]);
           where.push(`${column} = $${values.length}`);

@@ -40,7 +40,11 @@ export class TransactionService {
     const integrationId = input.integrationId?.toLowerCase() ?? null;
     await this.references.check(merchantId, integrationId);
     // The raw authentication goes no further than this line: only its resolved public form is kept.
-    const threeDSecure = resolveThreeDSecure({ type: input.type, paymentMethod: input.paymentMethod, authentication: input.authentication });
+    const threeDSecure = resolveThreeDSecure({
+      type: input.type,
+      paymentMethod: input.paymentMethod,
+      authentication: input.authentication,
+    });
     const importedAt = input.createdAt === undefined ? undefined : parseInstant(input.createdAt);
     const now = new Date();
     const createdAt = importedAt ?? now;
@@ -61,7 +65,11 @@ export class TransactionService {
     };
     const fingerprint = creationFingerprint({ ...row, createdAt: importedAt?.toISOString() ?? null });
 
-    const inserted = await this.transactions.insertWithEvent({ ...row, fingerprint }, this.event('transaction.created', row), this.outbox.mustNotify);
+    const inserted = await this.transactions.insertWithEvent(
+      { ...row, fingerprint },
+      this.event('transaction.created', row),
+      this.outbox.mustNotify,
+    );
     if (inserted) {
       this.outbox.committed();
       return { transaction: render(inserted), created: true };
@@ -92,7 +100,14 @@ export class TransactionService {
         );
       }
       const next: TransactionRow = { ...current, status: input.status, updatedAt: new Date() };
-      if (await this.transactions.changeStatusWithEvent(current, next, this.event('transaction.status_changed', next), this.outbox.mustNotify)) {
+      if (
+        await this.transactions.changeStatusWithEvent(
+          current,
+          next,
+          this.event('transaction.status_changed', next),
+          this.outbox.mustNotify,
+        )
+      ) {
         this.outbox.committed();
         return render(next);
       }

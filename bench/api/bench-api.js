@@ -14,6 +14,7 @@
 // (default amqp://guest:guest@127.0.0.1:5672, a vhost `bench-api` is created when rabbitmqctl is available),
 // BENCH_ROWS (1000000), BENCH_DURATION (seconds per run, 10), BENCH_CONNECTIONS (32), BENCH_KEEP_DB=1 to keep
 // (and reuse) the filled database.
+import amqplib from 'amqplib';
 import autocannon from 'autocannon';
 import { execFile, fork, spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -52,7 +53,7 @@ async function main() {
     const app = await startApp(amqpUrl);
     const baseline = await startBaseline(filled.merchantId);
     const report = SCENARIOS.includes('read') ? await measure(filled, app, baseline) : { results: [], plans: [] };
-    if (SCENARIOS.includes('write')) report.write = await measureWrites(app, baseline, filled);
+    if (SCENARIOS.includes('write')) report.write = await measureWrites(app, baseline, filled, amqpUrl);
     const markdown = render(report);
     mkdirSync(new URL('bench/results/', root), { recursive: true });
     const file = new URL(`bench/results/api-${new Date().toISOString().slice(0, 10)}.md`, root);
@@ -410,7 +411,7 @@ async function writeLoad(target, paths, headers, body) {
   };
 }
 
-async function measureWrites(app, baseline, filled) {
+async function measureWrites(app, baseline, filled, amqpUrl) {
   log('measuring recording (transaction + status change, with outbox): baseline');
   const body = JSON.stringify({
     merchantId: filled.merchantId,
@@ -456,7 +457,7 @@ async function measureWrites(app, baseline, filled) {
        FROM outbox_event WHERE seq > $1`,
     [before],
   );
-  const steady = await steadyRelay(app, headers, body);
+  const steady = await steadyRelay(app, headers, body, amqpUrl);
   return {
     ...result,
     baseline: bare,
@@ -469,15 +470,31 @@ async function measureWrites(app, baseline, filled) {
 }
 
 /** Relay latency at a steady 200 transactions/s (the dispatcher's design load): commit → broker confirm. */
-async function steadyRelay(app, headers, body) {
+async function steadyRelay(app, headers, body, amqpUrl) {
   log('measuring the relay at a steady 200 events/s');
+  // A consumer of our own on payments.events: arrival time of each transaction.created, by transaction uuid.
+  const connection = await amqplib.connect(amqpUrl);
+  const channel = await connection.createChannel();
+  const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
+  await channel.bindQueue(queue, 'payments.events', 'transaction.created');
+  const arrivals = new Map();
+  await channel.consume(
+    queue,
+    (message) => arrivals.set(JSON.parse(message.content.toString()).subjectId, performance.now()),
+    { noAck: true },
+  );
+
   const pool = new HttpPool(app, { connections: 16 });
   const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
+  const answered = new Map();
   const inflight = [];
   const started = Date.now();
   for (let i = 0; Date.now() - started < DURATION * 1000; i += 1) {
     inflight.push(
-      pool.request({ method: 'POST', path: '/internal/transactions', headers, body }).then((r) => r.body.dump()),
+      pool.request({ method: 'POST', path: '/internal/transactions', headers, body }).then(async (r) => {
+        const { uuid } = await r.body.json();
+        answered.set(uuid, performance.now());
+      }),
     );
     const due = started + (i + 1) * 5;
     const wait = due - Date.now();
@@ -487,9 +504,10 @@ async function steadyRelay(app, headers, body) {
   await pool.close();
   for (;;) {
     const [{ pending }] = await query(`SELECT count(*)::int AS pending FROM outbox_event WHERE sent_at IS NULL`);
-    if (pending === 0) break;
+    if (pending === 0 && [...answered.keys()].every((uuid) => arrivals.has(uuid))) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  await connection.close();
   const [timing] = await query(
     `SELECT count(*)::int AS events,
             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p50,
@@ -497,7 +515,15 @@ async function steadyRelay(app, headers, body) {
        FROM outbox_event WHERE seq > $1`,
     [before],
   );
-  return { events: timing.events, p50: Number(timing.p50), p99: Number(timing.p99) };
+  // From the API's answer (the commit is done) to the event's arrival at a consumer: what the relay adds.
+  const delays = [...answered].map(([uuid, at]) => Math.max(0, arrivals.get(uuid) - at)).sort((a, b) => a - b);
+  return {
+    events: timing.events,
+    p50: Number(timing.p50),
+    p99: Number(timing.p99),
+    arrivalP50: delays[Math.floor(delays.length * 0.5)],
+    arrivalP99: delays[Math.floor(delays.length * 0.99)],
+  };
 }
 
 function render(report) {
@@ -544,7 +570,8 @@ function render(report) {
       '',
       `Outbox under that load: ${f(w.events)} events published with confirms; commit → confirmed p50 ${f(w.outboxP50, 1)} ms, p99 ${f(w.outboxP99, 1)} ms; ` +
         `backlog drained ${f(w.drainAfterLoadMs)} ms after the load stopped. At a steady 200 transactions/s: ${f(w.steady.events)} events, ` +
-        `commit → confirmed p50 ${f(w.steady.p50, 1)} ms, p99 ${f(w.steady.p99, 1)} ms.`,
+        `commit → confirmed (sent_at) p50 ${f(w.steady.p50, 1)} ms, p99 ${f(w.steady.p99, 1)} ms; ` +
+        `API answer → arrival at a consumer of payments.events **p50 ${f(w.steady.arrivalP50, 1)} ms, p99 ${f(w.steady.arrivalP99, 1)} ms**.`,
       '',
     );
   }

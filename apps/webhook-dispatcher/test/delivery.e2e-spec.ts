@@ -3,13 +3,14 @@ import type { INestApplication } from '@nestjs/common';
 import amqplib from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { signLegacyHex } from '#domain';
-import { QUEUES, type AmqpClient } from '#messaging';
+import { QUEUES, publishWebhookChanged, type AmqpClient } from '#messaging';
 import { testEnv, waitFor } from '#testing';
 import {
   Receiver,
   closeDb,
   createMerchant,
   createWebhook,
+  db,
   deliveryOf,
   logsOf,
   publishEvents,
@@ -102,6 +103,21 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     expect(receiver.to('/down')).toHaveLength(11);
     const deliveryId = receiver.to('/down')[0].headers['webhook-id'] as string;
     expect(await parkedCount(new Set([deliveryId]))).toBe(1);
+  });
+
+  it('repeats go to the webhook’s current URL when the merchant fixes it in between (same webhook-id and body)', async () => {
+    receiver.setResponder((request) => ({ status: request.path === '/typo' ? 404 : 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/typo`, retryOnError: true });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(() => receiver.to('/typo').length >= 1, { what: 'the first attempt' });
+    await db().query('UPDATE webhook SET url = $1 WHERE id = $2', [`${receiver.url}/fixed`, hook.id]);
+    await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
+    await waitFor(() => receiver.to('/fixed').length === 1, { what: 'a repeat at the fixed URL' });
+    const [first] = receiver.to('/typo');
+    const [fixed] = receiver.to('/fixed');
+    expect(fixed.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(fixed.body).toBe(first.body);
+    await waitFor(async () => (await deliveryOf(hook.id))?.state === 'succeeded', { what: 'the delivery to succeed' });
   });
 
   it('retry off: exactly one attempt', async () => {

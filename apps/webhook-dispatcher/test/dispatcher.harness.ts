@@ -127,9 +127,16 @@ export async function logsOf(webhookId: string): Promise<LogRow[]> {
   return rows;
 }
 
+/** A delivery's state, as the merchant sees it: its latest log entry. */
 export async function deliveryOf(webhookId: string): Promise<{ state: string; attempts: number } | undefined> {
-  const { rows } = await db().query(`SELECT state, attempts FROM webhook_delivery WHERE webhook_id = $1`, [webhookId]);
-  return rows[0];
+  const { rows } = await db().query(
+    `SELECT attempt, status, next_attempt_at FROM webhook_log WHERE webhook_id = $1 ORDER BY attempt DESC LIMIT 1`,
+    [webhookId],
+  );
+  const last = rows[0];
+  if (!last) return undefined;
+  const state = last.status >= 200 && last.status < 300 ? 'succeeded' : last.next_attempt_at ? 'retrying' : 'failed';
+  return { state, attempts: last.attempt };
 }
 
 export function transactionEvent(

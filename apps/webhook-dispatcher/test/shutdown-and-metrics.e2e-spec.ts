@@ -59,7 +59,7 @@ describe('graceful shutdown and /metrics', () => {
       await waitFor(
         async () => {
           const { rows } = await db().query(
-            `SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1 AND state = 'succeeded'`,
+            `SELECT count(DISTINCT delivery_id)::int AS n FROM webhook_log WHERE webhook_id = $1 AND status = 200`,
             [hook.id],
           );
           return rows[0].n === 40 - inFlightAtShutdown || rows[0].n === 40;

@@ -25,15 +25,19 @@ export class WebhookDeliveryRepository {
   ) {}
 
   async insert(delivery: NewDelivery): Promise<void> {
-    await this.deliveries.insert({ ...delivery, state: 'pending', attempts: 0 });
+    await this.deliveries.insert(delivery);
   }
 
   findOfWebhook(webhookId: string, deliveryId: string): Promise<WebhookDeliveryEntity | null> {
     return this.deliveries.findOneBy({ webhookId, id: deliveryId });
   }
 
-  /** A resend goes to the webhook's current URL (the merchant may just have fixed it). */
-  async retarget(deliveryId: string, url: string): Promise<void> {
-    await this.deliveries.update({ id: deliveryId }, { url, updatedAt: () => 'now()' });
+  /** The number the next attempt of a delivery gets: one more than its latest logged attempt. */
+  async nextAttempt(deliveryId: string): Promise<number> {
+    const [row] = await this.deliveries.query(
+      'SELECT coalesce(max(attempt), 0) + 1 AS next FROM webhook_log WHERE delivery_id = $1',
+      [deliveryId],
+    );
+    return Number(row.next);
   }
 }

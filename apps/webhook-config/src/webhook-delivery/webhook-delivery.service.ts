@@ -53,12 +53,12 @@ export class WebhookDeliveryService {
 
   /** The event of a log entry, delivered once more (same webhook-id and body, next attempt number). */
   async resend(merchantId: string, webhookId: string, logId: string): Promise<{ deliveryId: string; attempt: number }> {
-    const webhook = await this.lookup.require(merchantId, webhookId);
+    await this.lookup.require(merchantId, webhookId); // 404 unless it is this merchant's webhook
     const log = await this.logs.findOne(webhookId, logId);
     const delivery = log && (await this.deliveries.findOfWebhook(webhookId, log.deliveryId));
     if (!delivery) throw new ProblemException(404, 'There is no log entry with this id.');
-    if (delivery.url !== webhook.url) await this.deliveries.retarget(delivery.id, webhook.url);
-    const attempt = delivery.attempts + 1;
+    // The dispatcher sends every attempt, resends included, to the webhook's current URL.
+    const attempt = await this.deliveries.nextAttempt(delivery.id);
     await this.publisher.deliverNow(delivery.id, attempt);
     return { deliveryId: delivery.id, attempt };
   }

@@ -18,8 +18,8 @@ export async function seedDelivery(
   const eventId = randomUUID();
   const uuid = randomUUID();
   await db.query(
-    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body, state, attempts)
-     VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7, $8, $9)`,
+    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body)
+     VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7)`,
     [
       deliveryId,
       webhook.id,
@@ -28,8 +28,6 @@ export async function seedDelivery(
       JSON.stringify({ psp: 'Payrexx Direct', type: 'e-commerce', uuid }),
       webhook.url,
       Buffer.from('{"transaction":{}}'),
-      attempts.some((a) => a.status >= 200 && a.status < 300) ? 'succeeded' : 'retrying',
-      attempts.length,
     ],
   );
   const logIds: string[] = [];

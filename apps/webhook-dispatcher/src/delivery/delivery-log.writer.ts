@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { DeliveryState, WebhookLogRequest } from '#persistence';
+import type { WebhookLogRequest } from '#persistence';
 
-/** One attempt's log entry (CONTRACT §5) and the delivery's state after it. */
+/** One attempt's log entry (CONTRACT §5); the latest entry of a delivery is its state. */
 export interface AttemptRecord {
   id: string;
   deliveryId: string;
@@ -18,7 +18,6 @@ export interface AttemptRecord {
   responseExcerpt: string | null;
   createdAt: Date;
   nextAttemptAt: Date | null;
-  state: DeliveryState;
 }
 
 const MAX_BATCH = 500;
@@ -75,23 +74,12 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
 
   private async insert(records: AttemptRecord[]): Promise<void> {
     const col = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
-    // One statement, one round trip, atomic: the attempts, and each delivery's state after its latest
-    // attempt (an older, late row never overwrites a newer one).
     await this.db.query(
-      `WITH attempt AS (
-         INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
-                                  duration_ms, error, response_excerpt, created_at, next_attempt_at)
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::uuid[], $7::jsonb[],
-                              $8::int[], $9::int[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[])
-         ON CONFLICT (id) DO NOTHING
-         RETURNING delivery_id, attempt
-       ), latest AS (
-         SELECT DISTINCT ON (u.id) u.id, u.state, u.attempt
-           FROM unnest($2::uuid[], $14::text[], $4::int[]) AS u(id, state, attempt)
-          ORDER BY u.id, u.attempt DESC
-       )
-       UPDATE webhook_delivery d SET state = latest.state, attempts = latest.attempt, updated_at = now()
-         FROM latest WHERE d.id = latest.id AND d.attempts <= latest.attempt`,
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+                                duration_ms, error, response_excerpt, created_at, next_attempt_at)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::uuid[], $7::jsonb[],
+                            $8::int[], $9::int[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[])
+       ON CONFLICT (id) DO NOTHING`,
       [
         col('id'),
         col('deliveryId'),
@@ -106,7 +94,6 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
         col('responseExcerpt'),
         col('createdAt'),
         col('nextAttemptAt'),
-        col('state'),
       ],
     );
   }

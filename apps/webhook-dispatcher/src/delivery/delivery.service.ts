@@ -12,7 +12,6 @@ import {
   type DeliveryMessage,
   type DeliverySnapshot,
 } from '#messaging';
-import type { DeliveryState } from '#persistence';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
@@ -103,15 +102,12 @@ export class DeliveryService {
       manual: message.manual === true,
       delaysMs: this.config.retryDelaysMs,
     });
-    let state: DeliveryState = 'succeeded';
     let nextAttemptAt: Date | null = null;
     if (step.kind === 'retry') {
-      state = 'retrying';
       nextAttemptAt = new Date(Date.now() + step.delayMs);
       await this.republish(message, step.attempt, retryQueueName(step.delayMs), snapshot);
       this.metrics.scheduled.inc({ decision: 'retry' });
     } else if (step.kind === 'give-up') {
-      state = 'failed';
       if (step.parked) {
         await this.park(message, attempt, snapshot);
         this.metrics.scheduled.inc({ decision: 'parked' });
@@ -141,7 +137,6 @@ export class DeliveryService {
       responseExcerpt: result.responseExcerpt,
       createdAt,
       nextAttemptAt,
-      state,
     });
     return 'attempted';
   }

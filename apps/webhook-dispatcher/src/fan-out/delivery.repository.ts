@@ -47,7 +47,8 @@ export class DeliveryRepository {
       // This event was fanned out before (the dispatcher stopped before acking it): reuse those ids, and
       // publish again the ones that were never attempted (at-least-once; receivers dedupe on webhook-id).
       const existing: Array<{ id: string; webhook_id: string }> = await this.db.query(
-        `SELECT id, webhook_id FROM webhook_delivery WHERE event_id = $1 AND attempts = 0 AND state = 'pending'`,
+        `SELECT d.id, d.webhook_id FROM webhook_delivery d
+          WHERE d.event_id = $1 AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id)`,
         [eventId],
       );
       for (const row of existing) ids.set(row.webhook_id, row.id);

@@ -1,7 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type DeliveryState = 'pending' | 'retrying' | 'succeeded' | 'failed';
-
 /** What a log entry's `request` shows about the event: `psp, type, uuid` for transactions, else the subject id. */
 export interface DeliverySubject {
   psp?: string;
@@ -11,7 +9,9 @@ export interface DeliverySubject {
 
 /**
  * One (event, webhook) pair. Its id is the `webhook-id` header on every attempt. The body is rendered once,
- * so every repeat and every resend sends the same bytes (signed again with a new timestamp).
+ * so every repeat and every resend sends the same bytes (signed again with a new timestamp). Written once:
+ * a delivery's state is its latest webhook_log row. `url` is the webhook's URL when the event was fanned out;
+ * every attempt goes to the webhook's current URL.
  */
 @Entity('webhook_delivery')
 export class WebhookDeliveryEntity {
@@ -26,8 +26,5 @@ export class WebhookDeliveryEntity {
   @Column('text') version!: string;
   @Column('boolean', { name: 'retry_on_error' }) retryOnError!: boolean;
   @Column('bytea') body!: Buffer;
-  @Column('text') state!: DeliveryState;
-  @Column('integer') attempts!: number;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt!: Date;
-  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt!: Date;
 }

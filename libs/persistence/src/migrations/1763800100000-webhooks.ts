@@ -2,7 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Webhooks (configured in webhook-config), their encrypted secrets, and what the dispatcher writes:
- * one delivery per (event, webhook) holding the body rendered once, and one log row per attempt.
+ * one delivery per (event, webhook) holding the body rendered once, and one log row per attempt. A delivery
+ * is written once and never updated: its state is its latest log row (attempt, status, next_attempt_at).
  */
 export class Webhooks1763800100000 implements MigrationInterface {
   name = 'Webhooks1763800100000';
@@ -47,10 +48,7 @@ export class Webhooks1763800100000 implements MigrationInterface {
         version text NOT NULL,
         retry_on_error boolean NOT NULL,
         body bytea NOT NULL,
-        state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'retrying', 'succeeded', 'failed')),
-        attempts integer NOT NULL DEFAULT 0,
         created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (event_id, webhook_id)
       )`);
 

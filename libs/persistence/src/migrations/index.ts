@@ -2,7 +2,6 @@ import { Merchants1763800000000 } from './1763800000000-merchants.js';
 import { Webhooks1763800100000 } from './1763800100000-webhooks.js';
 import { BackendUsers1763800300000 } from './1763800300000-backend-users.js';
 import { Transactions1763800410000 } from './1763800410000-transactions.js';
-import { DeliveryBodyOutOfLine1763800500000 } from './1763800500000-delivery-body-out-of-line.js';
 
 /** Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited. */
 export const MIGRATIONS = [
@@ -10,5 +9,4 @@ export const MIGRATIONS = [
   Webhooks1763800100000,
   BackendUsers1763800300000,
   Transactions1763800410000,
-  DeliveryBodyOutOfLine1763800500000,
 ];

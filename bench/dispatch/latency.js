@@ -84,6 +84,15 @@ export async function latencyScenario(ctx) {
       );
     }
     await Promise.all(inFlight);
+    if (process.env.BENCH_METRICS === '1') {
+      const metrics = await (await fetch('http://127.0.0.1:3902/metrics')).text();
+      console.log(
+        metrics
+          .split('\n')
+          .filter((l) => /^webhook_(deliveries_total|delivery_decisions|deliveries_in_flight|queue_messages)/.test(l))
+          .join('\n'),
+      );
+    }
     const achievedRate = round(total / ((performance.now() - started) / 1000), 0);
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const { arrivals } = await ask('arrivals');

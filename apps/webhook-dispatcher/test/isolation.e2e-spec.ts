@@ -43,6 +43,7 @@ describe('isolation: a webhook that never answers does not delay the others', ()
     const took = Date.now() - started;
     // Well before the black hole's first timeout (10 s): its deliveries never blocked the healthy ones.
     expect(took).toBeLessThan(5_000);
-    expect(receiver.to('/black-hole').length).toBeLessThanOrEqual(16);
+    // The black hole's deliveries are attempted too (16 at once in the delivery queue, the rest in the slow lane).
+    expect(receiver.to('/black-hole').length).toBeGreaterThanOrEqual(16);
   });
 });

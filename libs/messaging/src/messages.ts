@@ -27,8 +27,6 @@ export interface PlatformEvent<TData = Record<string, unknown>> {
 
 /** Header carrying the attempt number of a delivery message (1 = first attempt). */
 export const ATTEMPT_HEADER = 'x-attempt';
-/** Header counting how often a delivery was deferred because its webhook was saturated (not attempts). */
-export const DEFERRALS_HEADER = 'x-deferrals';
 
 /** What an attempt needs of a delivery; carried in the message so the hot path reads no row. */
 export interface DeliverySnapshot {

@@ -6,6 +6,7 @@ import type { ConfirmChannel } from 'amqplib';
  *
  *   payments.events (topic) ──#──▶ dispatcher.events (quorum) ──▶ dispatcher fans out
  *   webhooks.deliveries (direct) ──deliver──▶ dispatcher.deliveries (quorum) ──▶ HTTP delivery
+ *                                ──deliver-slow──▶ dispatcher.deliveries.slow (quorum): webhooks that hang
  *   dispatcher.retry.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver
  *   payments.dead-letter (direct) ──▶ dispatcher.events.parked, dispatcher.deliveries.parked
  *   webhooks.config (fanout) ──▶ one exclusive queue per dispatcher process (cache refresh)
@@ -23,24 +24,20 @@ export const EXCHANGES = {
 export const QUEUES = {
   dispatcherEvents: 'dispatcher.events',
   deliveries: 'dispatcher.deliveries',
+  slowDeliveries: 'dispatcher.deliveries.slow',
   parkedEvents: 'dispatcher.events.parked',
   parkedDeliveries: 'dispatcher.deliveries.parked',
 } as const;
 
 export const ROUTING_KEYS = {
   deliver: 'deliver',
+  deliverSlow: 'deliver-slow',
   parkedEvents: 'events.parked',
   parkedDeliveries: 'deliveries.parked',
 } as const;
 
 /** A message redelivered this many times (handler crashed or process died each time) is parked. */
 export const POISON_DELIVERY_LIMIT = 20;
-
-/**
- * A delivery deferred because its webhook has too many attempts in flight comes back after the n-th of
- * these delays (the last one repeating): a webhook that stays saturated costs ever fewer bounces.
- */
-export const DEFER_DELAYS_MS = [1_000, 5_000, 30_000] as const;
 
 /** Name of the delay queue for one retry delay. One queue per distinct delay keeps quorum-queue TTLs FIFO. */
 export const retryQueueName = (delayMs: number) => `dispatcher.retry.${delayMs}ms`;
@@ -85,7 +82,20 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   });
   await channel.bindQueue(QUEUES.deliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliver);
 
-  for (const delayMs of new Set([...options.retryDelaysMs, ...DEFER_DELAYS_MS])) {
+  // The slow lane: deliveries of webhooks that currently hang or answer slowly wait here with a prefetch of
+  // their own, so they never hold the delivery queue's prefetch that healthy webhooks need.
+  await channel.assertQueue(QUEUES.slowDeliveries, {
+    durable: true,
+    arguments: {
+      ...quorum,
+      'x-delivery-limit': POISON_DELIVERY_LIMIT,
+      'x-dead-letter-exchange': EXCHANGES.deadLetter,
+      'x-dead-letter-routing-key': ROUTING_KEYS.parkedDeliveries,
+    },
+  });
+  await channel.bindQueue(QUEUES.slowDeliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliverSlow);
+
+  for (const delayMs of new Set(options.retryDelaysMs)) {
     await channel.assertQueue(retryQueueName(delayMs), {
       durable: true,
       arguments: {

@@ -17,6 +17,8 @@ export class WebhookDispatcherConfig {
     readonly allowPrivateTargets: boolean,
     /** Deliveries in flight per process (the delivery queue's prefetch). */
     readonly concurrency: number,
+    /** Deliveries in flight per process for slow webhooks (the slow lane's prefetch). */
+    readonly slowLaneConcurrency: number,
   ) {}
 }
 
@@ -29,7 +31,8 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     reader.duration('WEBHOOK_TIMEOUT_MS', { default: 20_000, min: 1 }),
     reader.durations('WEBHOOK_RETRY_DELAYS', { default: DEFAULT_RETRY_DELAYS, minCount: 1, maxCount: 10 }),
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    reader.int('DISPATCHER_CONCURRENCY', { default: 200, min: 1, max: 5_000 }),
+    reader.int('DISPATCHER_CONCURRENCY', { default: 500, min: 1, max: 5_000 }),
+    reader.int('DISPATCHER_SLOW_LANE_CONCURRENCY', { default: 1_000, min: 1, max: 50_000 }),
   );
   reader.done();
   return config;

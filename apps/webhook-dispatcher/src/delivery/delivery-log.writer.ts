@@ -1,7 +1,8 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { WebhookLogRequest } from '#persistence';
+import { Batcher } from '../common/batcher.js';
 
 /** One attempt's log entry (CONTRACT §5); the latest entry of a delivery is its state. */
 export interface AttemptRecord {
@@ -20,56 +21,22 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
-const MAX_BATCH = 500;
-const LINGER_MS = 5;
-/** Batches written at once: one waits on the database while the next is being filled and sent. */
-const FLUSHES_IN_FLIGHT = 2;
-
-interface Pending {
-  record: AttemptRecord;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /**
- * Writes attempts in batches: rows that arrive within a few milliseconds share one statement.
- * `write` resolves once its row is committed, so the caller acks its message only after the log is safe.
+ * Writes attempts in batches: rows that arrive within a few milliseconds share one statement, with two batches
+ * in flight. `write` resolves once its row is committed, so the caller acks its message only after the log is
+ * safe. The linger adds nothing to delivery latency (the POST is already done), only to the ack.
  */
 @Injectable()
 export class DeliveryLogWriter implements OnApplicationShutdown {
-  private readonly logger = new Logger(DeliveryLogWriter.name);
-  private queue: Pending[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly batcher = new Batcher<AttemptRecord, void>(
+    { maxBatch: 500, lingerMs: 20, concurrency: 2 },
+    (records) => this.insert(records).then(() => records.map(() => undefined)),
+  );
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   write(record: AttemptRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ record, resolve, reject });
-      if (this.queue.length >= MAX_BATCH) this.flushNow();
-      else this.timer ??= setTimeout(() => this.flushNow(), LINGER_MS);
-    });
-  }
-
-  /** Starts writing a batch unless FLUSHES_IN_FLIGHT batches are already being written. */
-  private flushNow(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.inFlight.size >= FLUSHES_IN_FLIGHT || this.queue.length === 0) return;
-    const batch = this.queue.splice(0, MAX_BATCH);
-    const flush = this.insert(batch.map((p) => p.record)).then(
-      () => batch.forEach((p) => p.resolve()),
-      (error: unknown) => {
-        this.logger.error(`could not write ${batch.length} log rows: ${(error as Error).message}`);
-        batch.forEach((p) => p.reject(error));
-      },
-    );
-    this.inFlight.add(flush);
-    void flush.finally(() => {
-      this.inFlight.delete(flush);
-      if (this.queue.length > 0) this.flushNow();
-    });
+    return this.batcher.submit(record);
   }
 
   private async insert(records: AttemptRecord[]): Promise<void> {
@@ -99,9 +66,6 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    while (this.queue.length > 0 || this.inFlight.size > 0) {
-      this.flushNow();
-      await Promise.allSettled([...this.inFlight]);
-    }
+    await this.batcher.drain();
   }
 }

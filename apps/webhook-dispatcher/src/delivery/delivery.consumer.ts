@@ -1,10 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AmqpClient, ATTEMPT_HEADER, DEFERRALS_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
+import type { ConsumeMessage } from 'amqplib';
+import { AmqpClient, ATTEMPT_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryService } from './delivery.service.js';
+import { DeliveryService, type Lane } from './delivery.service.js';
 
 /**
- * Consumes `dispatcher.deliveries` with DISPATCHER_CONCURRENCY messages in flight. A message is acked only
+ * Consumes `dispatcher.deliveries` with DISPATCHER_CONCURRENCY messages in flight, and the slow lane
+ * `dispatcher.deliveries.slow` (webhooks that hang) with a prefetch of its own. A message is acked only
  * after its attempt is logged and any repeat is safely queued; if the process dies first, the broker
  * redelivers it to another dispatcher (at-least-once).
  */
@@ -19,27 +21,25 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.amqp.consume(
-      QUEUES.deliveries,
-      async (raw) => {
-        let message: DeliveryMessage;
-        try {
-          message = JSON.parse(raw.content.toString()) as DeliveryMessage;
-          if (typeof message.deliveryId !== 'string') throw new Error('no deliveryId');
-        } catch {
-          this.logger.error('rejected an unreadable delivery message; it is parked');
-          return 'reject';
-        }
-        const attempt = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
-        const deferrals = Number(raw.properties.headers?.[DEFERRALS_HEADER] ?? 0);
-        await this.deliveries.attempt(
-          message,
-          Number.isInteger(attempt) && attempt >= 1 ? attempt : 1,
-          Number.isInteger(deferrals) && deferrals >= 0 ? deferrals : 0,
-        );
-        return 'ack';
-      },
-      { prefetch: this.config.concurrency },
-    );
+    await this.amqp.consume(QUEUES.deliveries, (raw) => this.handle(raw, 'normal'), {
+      prefetch: this.config.concurrency,
+    });
+    await this.amqp.consume(QUEUES.slowDeliveries, (raw) => this.handle(raw, 'slow'), {
+      prefetch: this.config.slowLaneConcurrency,
+    });
+  }
+
+  private async handle(raw: ConsumeMessage, lane: Lane): Promise<'ack' | 'reject'> {
+    let message: DeliveryMessage;
+    try {
+      message = JSON.parse(raw.content.toString()) as DeliveryMessage;
+      if (typeof message.deliveryId !== 'string') throw new Error('no deliveryId');
+    } catch {
+      this.logger.error('rejected an unreadable delivery message; it is parked');
+      return 'reject';
+    }
+    const attempt = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
+    await this.deliveries.attempt(message, Number.isInteger(attempt) && attempt >= 1 ? attempt : 1, lane);
+    return 'ack';
   }
 }

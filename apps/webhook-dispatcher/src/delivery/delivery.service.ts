@@ -4,8 +4,6 @@ import { buildWebhookHeaders, type WebhookContentType } from '#domain';
 import {
   AmqpClient,
   ATTEMPT_HEADER,
-  DEFER_DELAYS_MS,
-  DEFERRALS_HEADER,
   EXCHANGES,
   ROUTING_KEYS,
   retryQueueName,
@@ -19,20 +17,29 @@ import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeliveryLogWriter } from './delivery-log.writer.js';
 import { HttpSender } from './http.sender.js';
 import { nextStep } from './retry.policy.js';
+import { WebhookSlots } from './webhook-slots.js';
 
-/**
- * Attempts one webhook concurrently at most this often per process; further deliveries to the same webhook
- * are deferred briefly instead of holding the prefetch, so one slow receiver cannot starve the others.
- */
+/** Concurrent attempts per webhook and process in the delivery queue (see WebhookSlots). */
 export const MAX_IN_FLIGHT_PER_WEBHOOK = 16;
+/** An attempt running longer than this makes its webhook slow. */
+const SLOW_WEBHOOK_MS = 1_000;
+/** How long a webhook stays slow after a slow attempt. */
+const SLOW_FOR_MS = 60_000;
 
-export type AttemptOutcome = 'attempted' | 'deferred' | 'dropped';
+/** Which queue a delivery message came from. */
+export type Lane = 'normal' | 'slow';
+
+export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'dropped';
 
 /** One attempt of one delivery: sign the stored body, POST it, log it, and schedule what follows. */
 @Injectable()
 export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
-  private readonly inFlightByWebhook = new Map<string, number>();
+  private readonly slots = new WebhookSlots({
+    cap: MAX_IN_FLIGHT_PER_WEBHOOK,
+    slowMs: SLOW_WEBHOOK_MS,
+    slowForMs: SLOW_FOR_MS,
+  });
 
   constructor(
     private readonly config: WebhookDispatcherConfig,
@@ -44,7 +51,7 @@ export class DeliveryService {
     private readonly metrics: DispatcherMetrics,
   ) {}
 
-  async attempt(message: DeliveryMessage, attempt: number, deferrals = 0): Promise<AttemptOutcome> {
+  async attempt(message: DeliveryMessage, attempt: number, lane: Lane = 'normal'): Promise<AttemptOutcome> {
     const snapshot = message.snapshot ?? (await this.deliveries.findSnapshot(message.deliveryId));
     if (!snapshot) {
       this.logger.warn(`delivery ${message.deliveryId} no longer exists (webhook deleted); dropped`);
@@ -54,15 +61,19 @@ export class DeliveryService {
     if (!webhook) return 'dropped'; // deleted since: nothing to deliver to, and its log is gone with it
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);
 
-    const busy = this.inFlightByWebhook.get(webhook.id) ?? 0;
-    if (busy >= MAX_IN_FLIGHT_PER_WEBHOOK) {
-      const delayMs = DEFER_DELAYS_MS[Math.min(deferrals, DEFER_DELAYS_MS.length - 1)];
-      await this.republish(message, attempt, retryQueueName(delayMs), message.snapshot, deferrals + 1);
-      this.metrics.scheduled.inc({ decision: 'deferred' });
-      return 'deferred';
+    const release = lane === 'slow' ? this.slots.track(webhook.id) : await this.slots.acquire(webhook.id);
+    if (!release) {
+      // Slow or saturated webhook: its delivery waits in the slow lane, out of the healthy webhooks' way.
+      await this.amqp.publish(
+        EXCHANGES.deliveries,
+        ROUTING_KEYS.deliverSlow,
+        Buffer.from(JSON.stringify({ ...message, snapshot })),
+        { messageId: message.deliveryId, headers: { [ATTEMPT_HEADER]: attempt } },
+      );
+      this.metrics.scheduled.inc({ decision: 'slow_lane' });
+      return 'moved-to-slow-lane';
     }
 
-    this.inFlightByWebhook.set(webhook.id, busy + 1);
     this.metrics.inFlight.inc();
     const createdAt = new Date();
     let result;
@@ -81,9 +92,7 @@ export class DeliveryService {
       );
     } finally {
       this.metrics.inFlight.dec();
-      const left = (this.inFlightByWebhook.get(webhook.id) ?? 1) - 1;
-      if (left > 0) this.inFlightByWebhook.set(webhook.id, left);
-      else this.inFlightByWebhook.delete(webhook.id);
+      release();
     }
 
     const succeeded = result.status >= 200 && result.status < 300;
@@ -142,17 +151,10 @@ export class DeliveryService {
   }
 
   /** Sends the message to a delay queue; it dead-letters back to the delivery queue after the delay. */
-  private async republish(
-    message: DeliveryMessage,
-    attempt: number,
-    queue: string,
-    snapshot?: DeliverySnapshot,
-    deferrals = 0,
-  ) {
-    const body: DeliveryMessage = snapshot ? { ...message, snapshot } : message;
-    await this.amqp.publish('', queue, Buffer.from(JSON.stringify(body)), {
+  private async republish(message: DeliveryMessage, attempt: number, queue: string, snapshot: DeliverySnapshot) {
+    await this.amqp.publish('', queue, Buffer.from(JSON.stringify({ ...message, snapshot })), {
       messageId: message.deliveryId,
-      headers: { [ATTEMPT_HEADER]: attempt, [DEFERRALS_HEADER]: deferrals },
+      headers: { [ATTEMPT_HEADER]: attempt },
     });
   }
 

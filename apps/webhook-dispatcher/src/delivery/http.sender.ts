@@ -29,7 +29,9 @@ class BlockedAddressError extends Error {
 @Injectable()
 export class HttpSender implements OnModuleDestroy {
   private readonly logger = new Logger(HttpSender.name);
-  private readonly agent: Agent;
+  /** One connection pool per lane: a hanging receiver's thousands of open connections never slow down the
+   * pool (and its per-request connection search) that healthy webhooks use, even on the same origin. */
+  private readonly agents: Record<'normal' | 'slow', Agent>;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
 
@@ -41,12 +43,14 @@ export class HttpSender implements OnModuleDestroy {
         'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: deliveries may reach loopback and private addresses. Development and tests only!',
       );
     }
-    this.agent = new Agent({
-      connect: { lookup: this.guardedLookup, timeout: this.timeoutMs },
-      keepAliveTimeout: 10_000,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
+    const agent = () =>
+      new Agent({
+        connect: { lookup: this.guardedLookup, timeout: this.timeoutMs },
+        keepAliveTimeout: 10_000,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+    this.agents = { normal: agent(), slow: agent() };
   }
 
   private readonly guardedLookup: LookupFunction = (hostname, options, callback) => {
@@ -62,7 +66,12 @@ export class HttpSender implements OnModuleDestroy {
     });
   };
 
-  async send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  async send(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    lane: 'normal' | 'slow' = 'normal',
+  ): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
@@ -75,7 +84,7 @@ export class HttpSender implements OnModuleDestroy {
         method: 'POST',
         headers,
         body,
-        dispatcher: this.agent,
+        dispatcher: this.agents[lane],
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       const excerpt = await readExcerpt(response.body);
@@ -114,7 +123,7 @@ export class HttpSender implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.agents.normal.close(), this.agents.slow.close()]);
   }
 }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { DeliverySnapshot } from '#messaging';
+import { Batcher } from '../common/batcher.js';
 
 export interface NewDelivery extends DeliverySnapshot {
   id: string;
@@ -13,47 +14,78 @@ export interface NewDelivery extends DeliverySnapshot {
 /** webhook_delivery rows: one per (event, webhook), created by the fan-out. */
 @Injectable()
 export class DeliveryRepository {
+  /** Events fanned out at about the same time share one INSERT (one commit) instead of one each. */
+  private readonly inserts = new Batcher<NewDelivery[], Map<string, string>>(
+    { maxBatch: 100, lingerMs: 2, concurrency: 2 },
+    (events) => this.insertEvents(events),
+  );
+
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
-   * Inserts the deliveries of one event, keeping any that already exist (a redelivered event), and returns
+   * Records the deliveries of one event, keeping any that already exist (a redelivered event), and returns
    * the ids of every delivery of this event that has not been attempted yet, keyed by webhook id.
    */
-  async createForEvent(eventId: string, deliveries: NewDelivery[]): Promise<Map<string, string>> {
-    const column = <K extends keyof NewDelivery>(key: K) => deliveries.map((d) => d[key]);
-    const inserted: Array<{ id: string; webhook_id: string }> = await this.db.query(
+  createForEvent(deliveries: NewDelivery[]): Promise<Map<string, string>> {
+    return this.inserts.submit(deliveries);
+  }
+
+  private async insertEvents(events: NewDelivery[][]): Promise<Array<Map<string, string>>> {
+    const rows = events.flat();
+    const column = <K extends keyof NewDelivery>(key: K) => rows.map((d) => d[key]);
+    // Webhooks of one event mostly share a body (same version and content type): send each distinct body
+    // once and let the database copy it into every row, instead of encoding it for every delivery.
+    const bodies = [...new Set(rows.map((d) => d.body))];
+    const indexOf = new Map(bodies.map((body, i) => [body, i + 1]));
+    const bodyArray = bodies.map((_, i) => `convert_to($${12 + i}::text, 'UTF8')`).join(', ');
+    const inserted: Array<{ id: string; webhook_id: string; event_id: string }> = await this.db.query(
       `INSERT INTO webhook_delivery
          (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::text[],
-                            $8::text[], $9::text[], $10::boolean[], $11::bytea[])
+       SELECT u.id, u.webhook_id, u.merchant_id, u.event_id, u.event_type, u.subject, u.url, u.content_type,
+              u.version, u.retry_on_error, (ARRAY[${bodyArray}])[u.body_index]
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::text[],
+                     $8::text[], $9::text[], $10::boolean[], $11::int[])
+              AS u(id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version,
+                   retry_on_error, body_index)
        ON CONFLICT (event_id, webhook_id) DO NOTHING
-       RETURNING id, webhook_id`,
+       RETURNING id, webhook_id, event_id`,
       [
         column('id'),
         column('webhookId'),
         column('merchantId'),
         column('eventId'),
         column('eventType'),
-        deliveries.map((d) => JSON.stringify(d.subject)),
+        rows.map((d) => JSON.stringify(d.subject)),
         column('url'),
         column('contentType'),
         column('version'),
         column('retryOnError'),
-        deliveries.map((d) => Buffer.from(d.body, 'utf8')),
+        rows.map((d) => indexOf.get(d.body)!),
+        ...bodies,
       ],
     );
-    const ids = new Map(inserted.map((row) => [row.webhook_id, row.id]));
-    if (ids.size < deliveries.length) {
-      // This event was fanned out before (the dispatcher stopped before acking it): reuse those ids, and
-      // publish again the ones that were never attempted (at-least-once; receivers dedupe on webhook-id).
-      const existing: Array<{ id: string; webhook_id: string }> = await this.db.query(
-        `SELECT d.id, d.webhook_id FROM webhook_delivery d
-          WHERE d.event_id = $1 AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id)`,
-        [eventId],
-      );
-      for (const row of existing) ids.set(row.webhook_id, row.id);
+    const byEvent = new Map<string, Map<string, string>>();
+    for (const row of inserted) {
+      if (!byEvent.has(row.event_id)) byEvent.set(row.event_id, new Map());
+      byEvent.get(row.event_id)!.set(row.webhook_id, row.id);
     }
-    return ids;
+    return Promise.all(
+      events.map(async (deliveries) => {
+        const eventId = deliveries[0]?.eventId;
+        const ids = (eventId && byEvent.get(eventId)) || new Map<string, string>();
+        if (eventId && ids.size < deliveries.length) {
+          // This event was fanned out before (the dispatcher stopped before acking it): reuse those ids, and
+          // publish again the ones that were never attempted (at-least-once; receivers dedupe on webhook-id).
+          const existing: Array<{ id: string; webhook_id: string }> = await this.db.query(
+            `SELECT d.id, d.webhook_id FROM webhook_delivery d
+              WHERE d.event_id = $1 AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id)`,
+            [eventId],
+          );
+          for (const row of existing) ids.set(row.webhook_id, row.id);
+        }
+        return ids;
+      }),
+    );
   }
 
   /** Reads a delivery for an attempt whose message carries no snapshot (tests and resends). */

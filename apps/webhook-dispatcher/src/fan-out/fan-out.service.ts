@@ -81,7 +81,7 @@ export class FanOutService {
       retryOnError: webhook.retryOnError,
       body: render(webhook.version, webhook.contentType),
     }));
-    const ids = await this.deliveries.createForEvent(event.id, planned);
+    const ids = await this.deliveries.createForEvent(planned);
 
     const publishes = planned
       .filter((delivery) => ids.has(delivery.webhookId))

@@ -13,7 +13,13 @@ export class MetricsController {
   @Get()
   @Header('content-type', 'text/plain; version=0.0.4')
   async scrape(): Promise<string> {
-    for (const queue of [QUEUES.dispatcherEvents, QUEUES.deliveries, QUEUES.parkedDeliveries, QUEUES.parkedEvents]) {
+    for (const queue of [
+      QUEUES.dispatcherEvents,
+      QUEUES.deliveries,
+      QUEUES.slowDeliveries,
+      QUEUES.parkedDeliveries,
+      QUEUES.parkedEvents,
+    ]) {
       const depth = await this.amqp.queueDepth(queue).catch(() => undefined);
       if (depth !== undefined) this.metrics.queueDepth.set({ queue }, depth);
     }

@@ -1,0 +1,73 @@
+import { describe, expect, it } from '@jest/globals';
+import { WebhookSlots } from './webhook-slots.js';
+
+describe('WebhookSlots', () => {
+  it('runs up to the cap at once, then queues and hands freed slots over in order', async () => {
+    const slots = new WebhookSlots({ cap: 2, slowMs: 1_000, slowForMs: 30_000 });
+    const a = (await slots.acquire('w'))!;
+    const b = (await slots.acquire('w'))!;
+    expect(slots.running('w')).toBe(2);
+    const order: string[] = [];
+    const c = slots.acquire('w').then((release) => (order.push('c'), release));
+    const d = slots.acquire('w').then((release) => (order.push('d'), release));
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    a();
+    (await c)!();
+    b();
+    await d;
+    expect(order).toEqual(['c', 'd']);
+  });
+
+  it('does not let one webhook’s queue hold up another webhook', async () => {
+    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 });
+    await slots.acquire('busy');
+    void slots.acquire('busy');
+    expect(await slots.acquire('other')).toBeInstanceOf(Function);
+  });
+
+  it('sends to the slow lane while the webhook’s oldest running attempt is older than slowMs', async () => {
+    let now = 0;
+    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 }, () => now);
+    await slots.acquire('hang');
+    now = 999;
+    const waiting = slots.acquire('hang'); // not slow yet: waits
+    now = 1_001;
+    expect(await slots.acquire('hang')).toBeUndefined(); // slow now: slow lane
+    expect(waiting).toBeInstanceOf(Promise);
+  });
+
+  it('releasing twice frees one slot only, and an idle webhook is forgotten', async () => {
+    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 });
+    const release = (await slots.acquire('w'))!;
+    release();
+    release();
+    expect(slots.running('w')).toBe(0);
+    expect(await slots.acquire('w')).toBeInstanceOf(Function);
+  });
+
+  it('stays slow for slowForMs after an attempt that took longer than slowMs, then recovers', async () => {
+    let now = 0;
+    const slots = new WebhookSlots({ cap: 4, slowMs: 1_000, slowForMs: 30_000 }, () => now);
+    const release = slots.track('w');
+    now = 2_000;
+    release();
+    expect(slots.isSlowWebhook('w')).toBe(true);
+    expect(await slots.acquire('w')).toBeUndefined();
+    now = 32_001;
+    expect(slots.isSlowWebhook('w')).toBe(false);
+    expect(await slots.acquire('w')).toBeInstanceOf(Function);
+  });
+
+  it('tracks slow-lane attempts without a cap', () => {
+    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 });
+    for (let i = 0; i < 5; i += 1) slots.track('w');
+    expect(slots.running('w')).toBe(5);
+  });
+
+  it('a waiter that gets no slot within slowMs goes to the slow lane', async () => {
+    const slots = new WebhookSlots({ cap: 1, slowMs: 20, slowForMs: 30_000 });
+    await slots.acquire('w');
+    expect(await slots.acquire('w')).toBeUndefined();
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Per-webhook concurrency and health for one dispatcher process.
+ *
+ * In the delivery queue at most `cap` attempts per webhook run at once; more wait here for a slot (a short wait
+ * for a healthy webhook; at most `slowMs`). A webhook is *slow* while its oldest running attempt is older than `slowMs`, and for
+ * `slowForMs` after an attempt took longer than `slowMs`. For a slow webhook, and for a delivery that waited
+ * `slowMs` without getting a slot, `acquire` answers `undefined`: the caller moves the delivery to the slow lane, which attempts
+ * without a per-webhook cap on a prefetch of its own. So a receiver that hangs never holds the slots that
+ * healthy webhooks need.
+ */
+export class WebhookSlots {
+  private readonly webhooks = new Map<string, WebhookState>();
+  private nextToken = 0;
+
+  constructor(
+    private readonly options: { cap: number; slowMs: number; slowForMs: number },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A release function once a slot is held, or undefined when the delivery belongs in the slow lane. */
+  async acquire(webhookId: string): Promise<Release | undefined> {
+    const state = this.state(webhookId);
+    if (state.running.size < this.options.cap && state.waiters.length === 0 && !this.isSlow(state)) {
+      return this.start(webhookId, state);
+    }
+    if (this.isSlow(state)) return undefined;
+    // Wait at most slowMs: a webhook whose slots do not free up by then is slow, and the delivery must not
+    // keep holding one of the process's prefetch slots.
+    const granted = await new Promise<boolean>((resolve) => {
+      const waiter = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        state.waiters.splice(state.waiters.indexOf(waiter), 1);
+        resolve(false);
+      }, this.options.slowMs);
+      state.waiters.push(waiter);
+    });
+    return granted ? this.start(webhookId, state) : undefined;
+  }
+
+  /** A slot in the slow lane: never refused, but counted, so the webhook's health stays known. */
+  track(webhookId: string): Release {
+    return this.start(webhookId, this.state(webhookId));
+  }
+
+  /** Attempts running for a webhook right now. */
+  running(webhookId: string): number {
+    return this.webhooks.get(webhookId)?.running.size ?? 0;
+  }
+
+  isSlowWebhook(webhookId: string): boolean {
+    const state = this.webhooks.get(webhookId);
+    return state !== undefined && this.isSlow(state);
+  }
+
+  private state(webhookId: string): WebhookState {
+    let state = this.webhooks.get(webhookId);
+    if (!state) {
+      state = { running: new Map(), waiters: [], slowUntil: 0 };
+      this.webhooks.set(webhookId, state);
+    }
+    return state;
+  }
+
+  private start(webhookId: string, state: WebhookState): Release {
+    const token = this.nextToken++;
+    const startedAt = this.now();
+    state.running.set(token, startedAt);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.running.delete(token);
+      const ended = this.now();
+      if (ended - startedAt > this.options.slowMs) state.slowUntil = ended + this.options.slowForMs;
+      const next = state.waiters.shift();
+      if (next) next();
+      else if (state.running.size === 0 && state.slowUntil <= ended) this.webhooks.delete(webhookId);
+    };
+  }
+
+  private isSlow(state: WebhookState): boolean {
+    const now = this.now();
+    if (state.slowUntil > now) return true;
+    const limit = now - this.options.slowMs;
+    for (const startedAt of state.running.values()) if (startedAt < limit) return true;
+    return false;
+  }
+}
+
+type Release = () => void;
+
+interface WebhookState {
+  running: Map<number, number>;
+  waiters: Array<() => void>;
+  /** Slow until this time, because a recent attempt took longer than slowMs. */
+  slowUntil: number;
+}

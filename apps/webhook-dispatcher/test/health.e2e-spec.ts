@@ -1,39 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
-import { appTestEnv, listen } from '#testing';
+import { appTestEnv, healthSuite } from '#testing';
 import { loadWebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../src/webhook-dispatcher.app.js';
 
-describe('webhook-dispatcher health (e2e over HTTP)', () => {
-  let app: INestApplication;
-  let baseUrl: string;
-
-  beforeAll(async () => {
-    app = await createWebhookDispatcherApp(loadWebhookDispatcherConfig(appTestEnv()));
-    baseUrl = await listen(app);
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-
-  it('is live', async () => {
-    const response = await fetch(`${baseUrl}/health/live`);
-    expect(response.status).toBe(200);
-  });
-
-  it('is ready only because PostgreSQL and RabbitMQ both answer', async () => {
-    const response = await fetch(`${baseUrl}/health/ready`);
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { status: string; info: Record<string, { status: string }> };
-    expect(body.status).toBe('ok');
-    expect(body.info.database.status).toBe('up');
-    expect(body.info.rabbitmq.status).toBe('up');
-  });
-
-  it('answers an unknown route with an RFC 9457 problem', async () => {
-    const response = await fetch(`${baseUrl}/no/such/route`);
-    expect(response.status).toBe(404);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(await response.json()).toMatchObject({ status: 404, title: 'Not found', type: 'urn:problem:not-found' });
-  });
-});
+healthSuite('webhook-dispatcher', () => createWebhookDispatcherApp(loadWebhookDispatcherConfig(appTestEnv())));

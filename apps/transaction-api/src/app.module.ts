@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { IntegrationEntity, MerchantEntity } from '#persistence';
-import { PlatformModule } from '#platform';
-import { ConfigModule } from './config/config.module.js';
+import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
 import { TransactionApiConfig } from './config/transaction-api.config.js';
 import { MerchantModule } from './merchant/merchant.module.js';
 import { PayoutModule } from './payout/payout.module.js';
@@ -14,7 +13,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        AppConfigModule.forRoot(config, [TransactionApiConfig, PlatformTokenSource]),
         PlatformModule.forRoot({
           name: 'transaction-api',
           base: config.base,

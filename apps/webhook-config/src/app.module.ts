@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import {
   IntegrationEntity,
   MerchantEntity,
@@ -7,7 +7,7 @@ import {
   WebhookLogEntity,
   WebhookSecretEntity,
 } from '#persistence';
-import { PlatformModule } from '#platform';
+import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
 import { AuthModule } from './auth/auth.module.js';
 import { BackendUserEntity } from './auth/backend-user.entity.js';
 import { WebhookConfigConfig } from './config/webhook-config.config.js';
@@ -18,26 +18,13 @@ import { WebhookDeliveryModule } from './webhook-delivery/webhook-delivery.modul
 import { WebhookLogModule } from './webhook-log/webhook-log.module.js';
 import { WebhookModule } from './webhook/webhook.module.js';
 
-/** Makes the app's configuration injectable everywhere. */
-@Global()
-@Module({})
-class ConfigModule {
-  static forRoot(config: WebhookConfigConfig): DynamicModule {
-    return {
-      module: ConfigModule,
-      providers: [{ provide: WebhookConfigConfig, useValue: config }],
-      exports: [WebhookConfigConfig],
-    };
-  }
-}
-
 @Module({})
 export class AppModule {
   static forRoot(config: WebhookConfigConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        AppConfigModule.forRoot(config, [WebhookConfigConfig, PlatformTokenSource]),
         PlatformModule.forRoot({
           name: 'webhook-config',
           base: config.base,

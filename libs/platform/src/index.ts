@@ -9,3 +9,5 @@ export * from './crypto/secret-cipher.js';
 export * from './platform.module.js';
 export * from './run-app.js';
 export * from './net/address-policy.js';
+export * from './config/config.module.js';
+export * from './auth/platform-token.guard.js';

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { promisify } from 'node:util';
 import { dropDatabase, ensureDatabase, migrate } from '#persistence';
-
-const run = promisify(execFile);
+import { rabbitmqctl as localRabbitmqctl } from './test-env.js';
 
 /**
  * Where a test run's PostgreSQL and RabbitMQ come from, in order:
@@ -50,11 +47,6 @@ function withVhost(url: string, vhost: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${encodeURIComponent(vhost)}`;
   return parsed.toString();
-}
-
-async function localRabbitmqctl(...args: string[]): Promise<string> {
-  const { stdout } = await run('rabbitmqctl', args, { timeout: 60_000 });
-  return stdout;
 }
 
 function dockerAvailable(): boolean {

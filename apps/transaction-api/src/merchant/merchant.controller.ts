@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
+import { PlatformTokenGuard } from '#platform';
 import { ApiProblems } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid.js';
 import { CreateIntegrationDto, CreateMerchantDto, IntegrationResponse, MerchantResponse } from './merchant.dto.js';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IntegrationEntity, MerchantEntity } from '#persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
-import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
+import { PlatformTokenGuard } from '#platform';
 import { IntegrationKeyLookup } from './integration-key.lookup.js';
 import { ReferenceChecker } from './reference.checker.js';
 import { MerchantController } from './merchant.controller.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
+import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { CreatePayoutDto, PayoutDoc } from './payout.dto.js';
 import { PayoutService } from './payout.service.js';

@@ -8,7 +8,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
+import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid.js';
 import { CreateSubscriptionDto, SubscriptionDoc, SubscriptionEventDto } from './subscription.dto.js';

@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { PlatformTokenGuard } from '../auth/platform-token.guard.js';
+import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid.js';
 import { ChangeTransactionStatusDto, CreateTransactionDto, TransactionV117Doc } from './transaction.dto.js';

@@ -6,7 +6,7 @@ import { BackendUserEntity } from './backend-user.entity.js';
 import { BackendUserRepository } from './backend-user.repository.js';
 import { BackendUserService } from './backend-user.service.js';
 import { PasswordHasher } from './password.hasher.js';
-import { PlatformTokenGuard } from './platform-token.guard.js';
+import { PlatformTokenGuard } from '#platform';
 
 /** Backend users: the platform API that creates them, password hashing, and lookup for sign-in. */
 @Module({

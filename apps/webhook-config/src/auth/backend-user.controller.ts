@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { resourceId } from '../http/resource-id.pipe.js';
 import { BackendUserService, type BackendUserView } from './backend-user.service.js';
 import { CreateBackendUserDto } from './dtos/create-backend-user.dto.js';
-import { PlatformTokenGuard } from './platform-token.guard.js';
+import { PlatformTokenGuard } from '#platform';
 
 /** Platform (internal) API: merchant backend logins (CONTRACT §2). */
 @ApiTags('platform')

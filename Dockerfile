@@ -17,4 +17,4 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000 3001 3002
-CMD ["node", "--enable-source-maps", "dist/apps/transaction-api/src/main.js"]
+CMD ["node", "--max-semi-space-size=64", "dist/apps/transaction-api/src/main.js"]

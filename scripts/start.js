@@ -2,6 +2,7 @@
 // labelled output, waits until each is ready, seeds the demo merchant once and prints what to use.
 // Runs on the Node 24 that `npm run` puts first on PATH. Ctrl-C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
+import { APP_NODE_FLAGS } from './node-flags.js';
 import { seedDemo } from './seed-demo.js';
 
 const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', FORCE_COLOR: '1' };
@@ -40,7 +41,7 @@ process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
 for (const app of Object.keys(ports)) {
-  const child = spawn('node', ['--enable-source-maps', `dist/apps/${app}/src/main.js`], {
+  const child = spawn('node', [...APP_NODE_FLAGS, `dist/apps/${app}/src/main.js`], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

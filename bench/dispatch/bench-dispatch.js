@@ -6,7 +6,7 @@
 //    same receiver at the same concurrency.
 // 2. latency (when transaction-api is built): RATE status changes/s for SECONDS s through the platform API;
 //    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
-//    one never answers (the other nine measured).
+//    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).
 // Results: printed, and written to bench/results/dispatch.json. Everything runs on 127.0.0.1 and stops by itself.
 import { fork, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -230,7 +230,11 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     results.latencyOneWebhook = await latencyScenario({ ...common, webhooks: 1, blackHoles: 0 });
     console.log('latency, one webhook:', results.latencyOneWebhook);
   }
-  results.latencyWithBlackHole = await latencyScenario({ ...common, webhooks: 9, blackHoles: 1 });
+  results.latencyWithBlackHole = await latencyScenario({
+    ...common,
+    webhooks: 10 - Number(process.env.BENCH_BLACK_HOLES ?? 1),
+    blackHoles: Number(process.env.BENCH_BLACK_HOLES ?? 1),
+  });
   console.log('latency, 9 healthy + 1 never answering:', results.latencyWithBlackHole);
 }
 

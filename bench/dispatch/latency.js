@@ -89,7 +89,11 @@ export async function latencyScenario(ctx) {
       console.log(
         metrics
           .split('\n')
-          .filter((l) => /^webhook_(deliveries_total|delivery_decisions|deliveries_in_flight|queue_messages)/.test(l))
+          .filter((l) =>
+            /^webhook_(deliveries_total|delivery_decisions|deliveries_in_flight|queue_messages|delivery_duration_seconds_bucket|event_to_delivery_seconds_bucket)/.test(
+              l,
+            ),
+          )
           .join('\n'),
       );
     }
@@ -97,15 +101,28 @@ export async function latencyScenario(ctx) {
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     const { arrivals } = await ask('arrivals');
     const latencies = [];
+    const windows = []; // latencies by 5 s window of the API's answer, to show when the slow ones happened
+    const firstAnswer = Math.min(...answered.values());
     const seen = new Set();
     for (const [uuid, at, url] of arrivals) {
       if (!url.startsWith('/lat/') || !answered.has(uuid)) continue;
       const key = `${uuid} ${url}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      latencies.push(at - answered.get(uuid));
+      const latency = at - answered.get(uuid);
+      latencies.push(latency);
+      const w = Math.floor((answered.get(uuid) - firstAnswer) / 5_000);
+      (windows[w] ??= []).push(latency);
     }
     latencies.sort((a, b) => a - b);
+    const p99By5s = windows.map((w) =>
+      round(
+        percentile(
+          w.sort((a, b) => a - b),
+          99,
+        ),
+      ),
+    );
     return {
       statusChangesPerSecond: achievedRate,
       seconds: SECONDS,
@@ -116,6 +133,7 @@ export async function latencyScenario(ctx) {
       p50ms: round(percentile(latencies, 50)),
       p99ms: round(percentile(latencies, 99)),
       maxMs: round(latencies[latencies.length - 1] ?? NaN),
+      p99By5s,
     };
   } finally {
     await stopChild(dispatcher);

@@ -2,6 +2,7 @@
 // child processes for the apps, and small statistics helpers. Loopback only; every loop is bounded.
 import { execFileSync, spawn } from 'node:child_process';
 import { dropDatabase, ensureDatabase, migrate } from '../../dist/libs/persistence/src/index.js';
+import { APP_NODE_FLAGS } from '../../scripts/node-flags.js';
 
 export const BENCH_KEY = Buffer.alloc(32, 'bench-only-key').toString('base64');
 
@@ -29,10 +30,11 @@ export async function freshInfrastructure(name) {
   };
 }
 
+// Started as `npm start` and the deployment files start them (same node flags).
 export function startApp(app, env) {
   // BENCH_PROFILE=<app> writes a V8 CPU profile of that app to bench/results/profiles/.
   const profile = process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
-  const child = spawn(process.execPath, [...profile, `dist/apps/${app}/src/main.js`], {
+  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...profile, `dist/apps/${app}/src/main.js`], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

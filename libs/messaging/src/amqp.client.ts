@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-connection-manager';
+import { amqplibSocket, batchWritesPerTurn } from './socket-batching.js';
 import { declareTopology, type TopologyOptions } from './topology.js';
 
 /** What a consumer's handler decides for one message. */
@@ -43,9 +44,15 @@ export class AmqpClient {
     this.connection = amqp.connect([options.url], {
       heartbeatIntervalInSeconds: 5,
       reconnectTimeInSeconds: 1,
-      connectionOptions: { clientProperties: { connection_name: options.name } },
+      // No Nagle: a small frame (a confirm wait, an ack) leaves at once instead of after the previous one's ACK.
+      connectionOptions: { noDelay: true, clientProperties: { connection_name: options.name } },
     });
-    this.connection.on('connect', () => this.logger.log('connected to RabbitMQ'));
+    this.connection.on('connect', ({ connection }) => {
+      const socket = amqplibSocket(connection);
+      if (socket) batchWritesPerTurn(socket);
+      else this.logger.warn('amqplib connection without a visible socket: frames are written one by one');
+      this.logger.log('connected to RabbitMQ');
+    });
     this.connection.on('disconnect', ({ err }) => {
       if (!this.closed) this.logger.warn(`disconnected from RabbitMQ: ${err?.message ?? 'closed'}; reconnecting`);
     });

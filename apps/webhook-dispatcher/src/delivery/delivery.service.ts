@@ -89,6 +89,7 @@ export class DeliveryService {
         webhook.url,
         { ...headers, 'user-agent': 'payments-webhooks/1.0' },
         snapshot.body,
+        lane,
       );
     } finally {
       this.metrics.inFlight.dec();

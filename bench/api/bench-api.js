@@ -22,6 +22,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
+import { APP_NODE_FLAGS } from '../../scripts/node-flags.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url);
@@ -176,7 +177,7 @@ async function startApp(amqpUrl) {
   const nodeArgs = process.env.BENCH_APP_NODE_ARGS ? process.env.BENCH_APP_NODE_ARGS.split(' ') : [];
   const child = spawn(
     process.execPath,
-    [...nodeArgs, new URL('dist/apps/transaction-api/src/main.js', root).pathname],
+    [...APP_NODE_FLAGS, ...nodeArgs, new URL('dist/apps/transaction-api/src/main.js', root).pathname],
     {
       cwd: root,
       env: {

@@ -4,7 +4,8 @@
 //    dispatcher process to a fast loopback receiver (its own process). deliveries/s from first to last arrival.
 //    Beside it, in the same run: a bare undici loop sending the same bodies with the same signatures to the
 //    same receiver at the same concurrency.
-// 2. latency (when transaction-api is built): RATE status changes/s for SECONDS s through the platform API;
+// 2. latency (when transaction-api is built): RATE status changes/s for WARMUP_SECONDS s (reported apart: a
+//    freshly started dispatcher and API), then SECONDS s measured, through the platform API;
 //    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
 //    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).
 // Results: printed, and written to bench/results/dispatch.json. Everything runs on 127.0.0.1 and stops by itself.
@@ -18,6 +19,7 @@ const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 500);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 const DISPATCHERS = Number(process.env.BENCH_DISPATCHERS ?? 1);
 
 if (process.env.BENCH_SKIP_BUILD !== '1') {
@@ -225,6 +227,7 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     dispatcherEnv,
     RATE,
     SECONDS,
+    WARMUP_SECONDS,
   };
   if (process.env.BENCH_ONLY_BLACK_HOLE !== '1') {
     results.latencyOneWebhook = await latencyScenario({ ...common, webhooks: 1, blackHoles: 0 });

@@ -8,7 +8,7 @@
 //    freshly started dispatcher and API), then SECONDS s measured, through the platform API;
 //    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
 //    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).
-// Results: printed, and written to bench/results/dispatch.json. Everything runs on 127.0.0.1 and stops by itself.
+// Results: printed, and written to bench/results/dispatch.json and, as a chart, dispatch.svg. Everything runs on 127.0.0.1 and stops by itself.
 import { fork, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -247,4 +247,8 @@ await db.end();
 await infra.cleanup();
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/dispatch.json', `${JSON.stringify(results, null, 2)}\n`);
-console.log('written bench/results/dispatch.json');
+const { dispatchChart } = await import('./chart.js');
+writeFileSync('bench/results/dispatch.svg', dispatchChart(results));
+console.log(
+  'written bench/results/dispatch.json and dispatch.svg (the README shows a copy: docs/benchmarks/dispatch.svg)',
+);

@@ -12,16 +12,25 @@ import {
   testAmqp,
   transactionEvent,
 } from './dispatcher.harness.js';
+import { HttpSender } from '../src/delivery/http.sender.js';
 
 describe('isolation: a webhook that never answers does not delay the others', () => {
   let dispatcher: INestApplication;
   let amqp: AmqpClient;
+  /** Which connection pool (lane) each POST went through, by path. */
+  const lanes: Array<{ path: string; lane: string }> = [];
   const receiver = new Receiver((request) => (request.path === '/black-hole' ? 'hang' : { status: 200 }));
 
   beforeAll(async () => {
     await receiver.start();
     // Long timeout and a small prefetch: without isolation the hanging webhook would hold every slot.
     dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: '10000', DISPATCHER_CONCURRENCY: '40' });
+    const sender = dispatcher.get(HttpSender);
+    const send = sender.send.bind(sender);
+    sender.send = (url, headers, body, lane = 'normal') => {
+      lanes.push({ path: new URL(url).pathname, lane });
+      return send(url, headers, body, lane);
+    };
     amqp = testAmqp();
     await amqp.waitForConnect();
   });
@@ -45,5 +54,8 @@ describe('isolation: a webhook that never answers does not delay the others', ()
     expect(took).toBeLessThan(5_000);
     // The black hole's deliveries are attempted too (16 at once in the delivery queue, the rest in the slow lane).
     expect(receiver.to('/black-hole').length).toBeGreaterThanOrEqual(16);
+    // The slow lane's hanging sockets live in a pool of their own, never in the one healthy requests search.
+    expect(lanes.filter((l) => l.path === '/healthy').every((l) => l.lane === 'normal')).toBe(true);
+    expect(lanes.filter((l) => l.path === '/black-hole' && l.lane === 'slow').length).toBeGreaterThan(0);
   });
 });

@@ -61,6 +61,61 @@ describe('AmqpClient against a real RabbitMQ', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('settles every message handled out of order exactly once: nothing is redelivered after the consumer closes', async () => {
+    const amqp = client();
+    await amqp.waitForConnect();
+    const handled: string[] = [];
+    await amqp.consume(
+      QUEUES.deliveries,
+      async (message) => {
+        const n = Number(message.content.toString());
+        await new Promise((resolve) => setTimeout(resolve, (n * 7) % 23)); // finish in a scrambled order
+        handled.push(String(n));
+        return n % 10 === 3 ? 'reject' : 'ack';
+      },
+      { prefetch: 50 },
+    );
+    await Promise.all(
+      Array.from({ length: 200 }, (_, n) => amqp.publish(EXCHANGES.deliveries, 'deliver', Buffer.from(String(n)))),
+    );
+    await waitFor(() => handled.length === 200, { what: '200 handled messages' });
+    await amqp.close();
+    // Acked and rejected messages are settled: the queue is empty and nothing came twice.
+    expect(await drain(QUEUES.deliveries)).toEqual([]);
+    expect(new Set(handled).size).toBe(200);
+    // The 20 rejected ones went to the parked queue (dead-lettered), not back to the queue.
+    expect((await drain(QUEUES.parkedDeliveries)).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => String(i * 10 + 3)).sort(),
+    );
+  });
+
+  it('a message whose handler takes long does not hold back the acks (and prefetch slots) of the others', async () => {
+    const amqp = client();
+    await amqp.waitForConnect();
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    let done = 0;
+    await amqp.consume(
+      QUEUES.deliveries,
+      async (message) => {
+        if (message.content.toString() === 'slow') await slow;
+        done += 1;
+        return 'ack';
+      },
+      { prefetch: 5 },
+    );
+    await amqp.publish(EXCHANGES.deliveries, 'deliver', Buffer.from('slow'));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, n) => amqp.publish(EXCHANGES.deliveries, 'deliver', Buffer.from(`fast-${n}`))),
+    );
+    // With a prefetch of 5, 50 more messages flow only if their acks go out while the first is still unsettled.
+    await waitFor(() => done === 50, { what: '50 messages behind a slow one' });
+    // ... and none of those acks covered the unfinished one: stopped now, it is redelivered, not lost.
+    await amqp.close(100);
+    release();
+    expect(await drain(QUEUES.deliveries)).toEqual(['slow']);
+  });
+
   it('a message in a retry queue dead-letters back to the delivery queue after its TTL', async () => {
     const amqp = client();
     await amqp.waitForConnect();

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-connection-manager';
+import { ChannelSettler } from './channel-settler.js';
 import { amqplibSocket, batchWritesPerTurn } from './socket-batching.js';
 import { declareTopology, type TopologyOptions } from './topology.js';
 
@@ -34,7 +35,10 @@ export class AmqpClient {
   private readonly connection: AmqpConnectionManager;
   private readonly publisher: ChannelWrapper;
   private readonly consumers: ChannelWrapper[] = [];
-  private readonly consumerTags = new Map<ChannelWrapper, { channel: ConfirmChannel; tag: string }>();
+  private readonly consumerTags = new Map<
+    ChannelWrapper,
+    { channel: ConfirmChannel; tag: string; settler: ChannelSettler }
+  >();
   private readonly inFlight = new Set<Promise<void>>();
   private consuming = true;
   private closed = false;
@@ -127,13 +131,18 @@ export class AmqpClient {
           await channel.bindQueue(name, options.exclusiveBindTo.exchange, options.exclusiveBindTo.routingKey ?? '');
         }
         if (!this.consuming) return; // stopped: a reconnect must not start consuming again
+        const settler = new ChannelSettler(channel, (error) =>
+          // The channel this message came on is gone; the broker redelivers the message elsewhere.
+          this.logger.warn(`could not settle a message (channel closed): ${error.message}`),
+        );
         const { consumerTag } = await channel.consume(name, (message) => {
           if (!message) return;
-          const work = this.handle(channel, message, handler);
+          settler.received(message);
+          const work = this.handle(settler, message, handler);
           this.inFlight.add(work);
           void work.finally(() => this.inFlight.delete(work));
         });
-        this.consumerTags.set(wrapper, { channel, tag: consumerTag });
+        this.consumerTags.set(wrapper, { channel, tag: consumerTag, settler });
         options.onReady?.();
       },
     });
@@ -142,7 +151,7 @@ export class AmqpClient {
   }
 
   private async handle(
-    channel: ConfirmChannel,
+    settler: ChannelSettler,
     message: ConsumeMessage,
     handler: (message: ConsumeMessage) => Promise<ConsumeOutcome>,
   ): Promise<void> {
@@ -153,13 +162,8 @@ export class AmqpClient {
       this.logger.error(`handler failed for a message from ${message.fields.routingKey}: ${(error as Error).stack}`);
       outcome = 'requeue';
     }
-    try {
-      if (outcome === 'ack') channel.ack(message);
-      else channel.nack(message, false, outcome === 'requeue');
-    } catch (error) {
-      // The channel this message came on is gone; the broker redelivers the message elsewhere.
-      this.logger.warn(`could not settle a message (channel closed): ${(error as Error).message}`);
-    }
+    if (outcome === 'ack') settler.ack(message);
+    else settler.nack(message, outcome === 'requeue');
   }
 
   /** Messages being handled right now by this process. */
@@ -182,6 +186,7 @@ export class AmqpClient {
       new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
     ]);
     clearTimeout(timer);
+    for (const { settler } of this.consumerTags.values()) settler.flush();
   }
 
   /** Stops consuming (in-flight handlers finish or their messages are redelivered), then closes. */

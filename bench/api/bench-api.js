@@ -412,6 +412,18 @@ async function writeLoad(target, paths, headers, body) {
   };
 }
 
+/** Events written after `before` (an outbox seq): how many, and commit → confirmed-and-marked-sent p50/p99 in ms. */
+async function sentTiming(before) {
+  const [timing] = await query(
+    `SELECT count(*)::int AS events,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p99
+       FROM outbox_event WHERE seq > $1`,
+    [before],
+  );
+  return timing;
+}
+
 async function measureWrites(app, baseline, filled, amqpUrl) {
   log('measuring recording (transaction + status change, with outbox): baseline');
   const body = JSON.stringify({
@@ -451,13 +463,7 @@ async function measureWrites(app, baseline, filled, amqpUrl) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const drainedAt = Date.now();
-  const [timing] = await query(
-    `SELECT count(*)::int AS events,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p50,
-            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p99
-       FROM outbox_event WHERE seq > $1`,
-    [before],
-  );
+  const timing = await sentTiming(before);
   const steady = await steadyRelay(app, headers, body, amqpUrl);
   return {
     ...result,
@@ -503,19 +509,15 @@ async function steadyRelay(app, headers, body, amqpUrl) {
   }
   await Promise.all(inflight);
   await pool.close();
+  const waitingSince = Date.now();
   for (;;) {
     const [{ pending }] = await query(`SELECT count(*)::int AS pending FROM outbox_event WHERE sent_at IS NULL`);
     if (pending === 0 && [...answered.keys()].every((uuid) => arrivals.has(uuid))) break;
+    if (Date.now() - waitingSince > 120_000) throw new Error('not every event reached the consumer within 2 minutes');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await connection.close();
-  const [timing] = await query(
-    `SELECT count(*)::int AS events,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p50,
-            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at) * 1000) AS p99
-       FROM outbox_event WHERE seq > $1`,
-    [before],
-  );
+  const timing = await sentTiming(before);
   // From the API's answer (the commit is done) to the event's arrival at a consumer: what the relay adds.
   const delays = [...answered].map(([uuid, at]) => Math.max(0, arrivals.get(uuid) - at)).sort((a, b) => a - b);
   return {

@@ -71,14 +71,16 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   });
   await channel.bindQueue(QUEUES.dispatcherEvents, EXCHANGES.events, '#');
 
+  // Both lanes park a poison or rejected delivery the same way.
+  const deliveryQueueArguments = {
+    ...quorum,
+    'x-delivery-limit': POISON_DELIVERY_LIMIT,
+    'x-dead-letter-exchange': EXCHANGES.deadLetter,
+    'x-dead-letter-routing-key': ROUTING_KEYS.parkedDeliveries,
+  };
   await channel.assertQueue(QUEUES.deliveries, {
     durable: true,
-    arguments: {
-      ...quorum,
-      'x-delivery-limit': POISON_DELIVERY_LIMIT,
-      'x-dead-letter-exchange': EXCHANGES.deadLetter,
-      'x-dead-letter-routing-key': ROUTING_KEYS.parkedDeliveries,
-    },
+    arguments: deliveryQueueArguments,
   });
   await channel.bindQueue(QUEUES.deliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliver);
 
@@ -86,12 +88,7 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   // their own, so they never hold the delivery queue's prefetch that healthy webhooks need.
   await channel.assertQueue(QUEUES.slowDeliveries, {
     durable: true,
-    arguments: {
-      ...quorum,
-      'x-delivery-limit': POISON_DELIVERY_LIMIT,
-      'x-dead-letter-exchange': EXCHANGES.deadLetter,
-      'x-dead-letter-routing-key': ROUTING_KEYS.parkedDeliveries,
-    },
+    arguments: deliveryQueueArguments,
   });
   await channel.bindQueue(QUEUES.slowDeliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliverSlow);
 

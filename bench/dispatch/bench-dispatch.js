@@ -34,6 +34,7 @@ const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhook
 const { SecretCipher } = await import('../../dist/libs/platform/src/crypto/secret-cipher.js');
 const { AmqpClient, EXCHANGES, publishWebhookChanged } = await import('../../dist/libs/messaging/src/index.js');
 const { Agent, request } = await import('undici');
+const { cpuSnapshot, cpuSecondsBetween, groupBy } = await import('../lib/cpu.js');
 
 const infra = await freshInfrastructure('dispatch');
 const db = new pg.Pool({ connectionString: infra.databaseUrl, max: 4 });
@@ -143,6 +144,8 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
   await ask('arrivals'); // clear
   receiver.send('reset');
   const total = EVENTS * WEBHOOKS;
+  const cpuBefore = cpuSnapshot(() => undefined);
+  const benchCpuBefore = process.cpuUsage();
   // Dispatchers are competing consumers: BENCH_DISPATCHERS processes share the queues.
   const dispatchers = Array.from({ length: DISPATCHERS }, (_, i) =>
     startApp('webhook-dispatcher', { ...dispatcherEnv, WEBHOOK_DISPATCHER_PORT: String(3902 + 10 * i) }),
@@ -158,6 +161,15 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
   }
   const seconds = (performance.now() - first.at) / 1000;
   const dispatched = round((total - first.count) / seconds, 0);
+  // CPU seconds per 10,000 deliveries, by process, read before the dispatchers stop (their database sessions go).
+  const named = new Map([[receiver.pid, 'receiver'], ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
+  const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named)));
+  const benchCpu = process.cpuUsage(benchCpuBefore);
+  cpu.benchmark = (benchCpu.user + benchCpu.system) / 1e6;
+  const per10k = (seconds) =>
+    Object.fromEntries(
+      Object.entries(seconds).map(([group, secondsOfCpu]) => [group, round((secondsOfCpu * 10_000) / total, 2)]),
+    );
   await Promise.all(dispatchers.map(stopChild));
   const logged = (await db.query('SELECT count(*)::int AS n FROM webhook_log')).rows[0].n;
   await ask('arrivals');
@@ -171,6 +183,8 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
     );
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   let next = 0;
+  const bareCpuBefore = cpuSnapshot(() => undefined);
+  const bareClientCpuBefore = process.cpuUsage();
   const bareStart = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -192,6 +206,9 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
     }),
   );
   const bare = round(total / ((performance.now() - bareStart) / 1000), 0);
+  const bareCpu = cpuSecondsBetween(bareCpuBefore, cpuSnapshot(groupBy(new Map([[receiver.pid, 'receiver']]))));
+  const bareClientCpu = process.cpuUsage(bareClientCpuBefore);
+  bareCpu.loop = (bareClientCpu.user + bareClientCpu.system) / 1e6;
   await agent.close();
   await ask('arrivals');
   await amqp.close();
@@ -205,6 +222,8 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
     dispatcherDeliveriesPerSecond: dispatched,
     bareUndiciLoopPerSecond: bare,
     ratio: round(dispatched / bare, 2),
+    cpuSecondsPer10kDeliveries: per10k(cpu),
+    bareLoopCpuSecondsPer10kDeliveries: per10k(bareCpu),
   };
   console.log('fan-out:', results.fanOut);
 }

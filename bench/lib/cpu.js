@@ -1,0 +1,54 @@
+// CPU time by process group, read from /proc: which part of the machine a benchmark's work went to.
+// A snapshot is taken before and after a phase; the difference, divided by the work done, tells the cost per unit
+// of each group (dispatcher, RabbitMQ, PostgreSQL, …) — a figure that moves far less with the host's speed than
+// a throughput does, so it shows whether a change made the work cheaper.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+function readProcess(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    // fields[11] and [12] are utime and stime (the 14th and 15th fields of the line).
+    return { comm, ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+/** CPU ticks of every process now, keyed by pid, with the group `groupOf(pid, comm)` gives it. */
+export function cpuSnapshot(groupOf) {
+  const snapshot = new Map();
+  if (process.platform !== 'linux') return snapshot;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const read = readProcess(pid);
+    if (read) snapshot.set(pid, { group: groupOf(pid, read.comm), ticks: read.ticks });
+  }
+  return snapshot;
+}
+
+/** CPU seconds per group between two snapshots (a process that started in between counts from zero). */
+export function cpuSecondsBetween(before, after) {
+  const seconds = {};
+  for (const [pid, { group, ticks }] of after) {
+    if (!group) continue;
+    const delta = ticks - (before.get(pid)?.ticks ?? 0);
+    seconds[group] = (seconds[group] ?? 0) + delta / TICKS_PER_SECOND;
+  }
+  return seconds;
+}
+
+/** Groups the services every benchmark shares: RabbitMQ, PostgreSQL, and the given pids by name. */
+export function groupBy(named) {
+  return (pid, comm) => {
+    if (named.has(pid)) return named.get(pid);
+    if (comm === 'beam.smp' || comm.startsWith('erl_') || comm === 'epmd') return 'rabbitmq';
+    if (comm === 'postgres') return 'postgresql';
+    return undefined;
+  };
+}

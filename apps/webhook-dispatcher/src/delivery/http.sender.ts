@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { isPublicAddress } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { DeadlineList } from './deadline-list.js';
 
 /** The outcome of one POST: an HTTP status, or 0 with the reason when no complete response arrived. */
 export interface SendResult {
@@ -14,8 +15,11 @@ export interface SendResult {
 }
 
 const EXCERPT_CHARS = 1_000;
+/** Enough bytes for EXCERPT_CHARS characters of any UTF-8 text. */
+const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 /** More of a response body than this is not read (the response counts as complete). */
 const MAX_BODY_BYTES = 64 * 1024;
+const MAX_CACHED_TARGETS = 10_000;
 
 class BlockedAddressError extends Error {
   readonly code = 'EBLOCKED';
@@ -34,10 +38,13 @@ export class HttpSender implements OnModuleDestroy {
   private readonly agents: Record<'normal' | 'slow', Agent>;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
+  private readonly deadlines: DeadlineList;
+  private readonly targets = new Map<string, Target>();
 
   constructor(config: WebhookDispatcherConfig) {
     this.allowPrivate = config.allowPrivateTargets;
     this.timeoutMs = config.timeoutMs;
+    this.deadlines = new DeadlineList(config.timeoutMs);
     if (this.allowPrivate) {
       this.logger.warn(
         'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: deliveries may reach loopback and private addresses. Development and tests only!',
@@ -66,32 +73,57 @@ export class HttpSender implements OnModuleDestroy {
     });
   };
 
-  async send(
+  /**
+   * POSTs `body` and resolves with the outcome; never rejects. Uses undici's dispatch API with a handler of its
+   * own rather than `request()`: no response stream, async iterator, AbortSignal or timer per request — one
+   * {@link DeadlineList} enforces the whole-exchange timeout for every request of the process.
+   */
+  send(
     url: string,
     headers: Record<string, string>,
     body: string,
     lane: 'normal' | 'slow' = 'normal',
   ): Promise<SendResult> {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    try {
-      const target = new URL(url);
-      const host = target.hostname.replace(/^\[|\]$/g, '');
-      if (!this.allowPrivate && isIP(host) && !isPublicAddress(host)) {
-        throw new BlockedAddressError(`${host} is a private or loopback address`);
+    return new Promise<SendResult>((resolve) => {
+      const finish = (status: number, error: unknown, responseExcerpt: string | null) => {
+        resolve({
+          status,
+          durationMs: Math.round(performance.now() - started),
+          error: error === null ? null : this.describe(error),
+          responseExcerpt,
+        });
+      };
+      try {
+        const target = this.target(url);
+        const exchange = new Exchange(finish);
+        exchange.cancelDeadline = this.deadlines.add(() => exchange.expire());
+        this.agents[lane].dispatch(
+          { origin: target.origin, path: target.path, method: 'POST', headers, body },
+          exchange,
+        );
+      } catch (error) {
+        finish(0, error, null);
       }
-      const response = await request(target, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: this.agents[lane],
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const excerpt = await readExcerpt(response.body);
-      return { status: response.statusCode, durationMs: elapsed(), error: null, responseExcerpt: excerpt };
-    } catch (error) {
-      return { status: 0, durationMs: elapsed(), error: this.describe(error), responseExcerpt: null };
+    });
+  }
+
+  /** The parsed URL of a webhook, checked against the address rules when it names an IP (cached by URL). */
+  private target(url: string): Target {
+    let target = this.targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      const host = parsed.hostname.replace(/^\[|\]$/g, '');
+      target = {
+        origin: parsed.origin,
+        path: `${parsed.pathname}${parsed.search}`,
+        blocked: !this.allowPrivate && isIP(host) !== 0 && !isPublicAddress(host) ? host : undefined,
+      };
+      if (this.targets.size >= MAX_CACHED_TARGETS) this.targets.clear();
+      this.targets.set(url, target);
     }
+    if (target.blocked) throw new BlockedAddressError(`${target.blocked} is a private or loopback address`);
+    return target;
   }
 
   private describe(error: unknown): string {
@@ -127,17 +159,74 @@ export class HttpSender implements OnModuleDestroy {
   }
 }
 
-async function readExcerpt(body: AsyncIterable<Buffer> & { destroy?: () => void }): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= MAX_BODY_BYTES) {
-      body.destroy?.();
-      break;
+interface Target {
+  origin: string;
+  path: string;
+  /** The IP address of the URL when it is one the rules block. */
+  blocked?: string;
+}
+
+/** The whole exchange took longer than WEBHOOK_TIMEOUT_MS. */
+class DeadlineError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/**
+ * One POST's undici handler: keeps the status and the start of the response body, and settles exactly once — on
+ * the response's end, an error, the deadline, or once MAX_BODY_BYTES of body arrived (the rest is not read).
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  cancelDeadline?: () => void;
+  private controller?: Dispatcher.DispatchController;
+  private status = 0;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+  private expired = false;
+
+  constructor(private readonly finish: (status: number, error: unknown, excerpt: string | null) => void) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.expired) controller.abort(new DeadlineError());
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.size < EXCERPT_BYTES) this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= MAX_BODY_BYTES) {
+      this.settle(this.status, null);
+      controller.abort(new Error('response body not read past its start'));
     }
   }
-  if (size === 0) return null;
-  return Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS);
+
+  onResponseEnd(): void {
+    this.settle(this.status, null);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.settle(0, error);
+  }
+
+  /** The deadline passed: answer now, and stop the request (at once, or as soon as it has a socket). */
+  expire(): void {
+    this.cancelDeadline = undefined;
+    this.expired = true;
+    this.settle(0, new DeadlineError());
+    this.controller?.abort(new DeadlineError());
+  }
+
+  private settle(status: number, error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.cancelDeadline?.();
+    const excerpt =
+      error === null && this.size > 0 ? Buffer.concat(this.chunks).toString('utf8').slice(0, EXCERPT_CHARS) : null;
+    this.finish(status, error, excerpt);
+  }
 }

@@ -1,0 +1,166 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { DeadlineList } from './deadline-list.js';
+import { HttpSender } from './http.sender.js';
+
+const TIMEOUT_MS = 400;
+
+function sender(allowPrivate: boolean) {
+  return new HttpSender(
+    loadWebhookDispatcherConfig({
+      NODE_ENV: 'development',
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: String(allowPrivate),
+    }),
+  );
+}
+
+describe('HttpSender (real loopback receivers)', () => {
+  let server: Server;
+  let base: string;
+  const sockets = new Set<Socket>();
+  const received: Array<{ method?: string; url?: string; headers: IncomingMessage['headers']; body: string }> = [];
+  let handle: (request: IncomingMessage, response: ServerResponse) => void;
+  let http: HttpSender;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push({
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString(),
+        });
+        handle(request, response);
+      });
+    });
+    server.on('connection', (socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    http = sender(true);
+  });
+
+  afterAll(async () => {
+    await http.onModuleDestroy();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  beforeEach(() => (received.length = 0));
+
+  it('POSTs the exact body and headers to the path and query, and reports status and response excerpt', async () => {
+    handle = (_request, response) => response.writeHead(202).end('thanks ✓');
+    const result = await http.send(
+      `${base}/hooks/a?x=1`,
+      { 'content-type': 'application/json', 'x-t': 'v' },
+      '{"é":1}',
+    );
+    expect(result).toMatchObject({ status: 202, error: null, responseExcerpt: 'thanks ✓' });
+    expect(received).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        url: '/hooks/a?x=1',
+        body: '{"é":1}',
+        headers: expect.objectContaining({ 'content-type': 'application/json', 'x-t': 'v' }),
+      }),
+    ]);
+  });
+
+  it('a redirect is reported as it is and not followed', async () => {
+    handle = (_request, response) => response.writeHead(301, { location: `${base}/elsewhere` }).end();
+    const result = await http.send(`${base}/moved`, {}, 'x');
+    expect(result).toMatchObject({ status: 301, error: null, responseExcerpt: null });
+    expect(received.map((r) => r.url)).toEqual(['/moved']);
+  });
+
+  it('keeps at most 1,000 characters of the response and stops reading a huge one', async () => {
+    handle = (_request, response) => {
+      response.writeHead(500);
+      response.write('e'.repeat(2_000));
+      // 1 MiB more, never ended: the sender must answer without waiting for (or reading) all of it.
+      response.write(Buffer.alloc(1024 * 1024, 'f'));
+    };
+    const result = await http.send(`${base}/huge`, {}, 'x');
+    expect(result.status).toBe(500);
+    expect(result.error).toBeNull();
+    expect(result.responseExcerpt).toBe('e'.repeat(1_000));
+    expect(result.durationMs).toBeLessThan(TIMEOUT_MS);
+  });
+
+  it('no response headers within the timeout: status 0, a timeout error, after the timeout', async () => {
+    handle = () => undefined; // never answers
+    const result = await http.send(`${base}/silent`, {}, 'x');
+    expect(result).toMatchObject({ status: 0, responseExcerpt: null });
+    expect(result.error).toBe(`Timeout: no complete response within ${TIMEOUT_MS} ms`);
+    expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(result.durationMs).toBeLessThan(TIMEOUT_MS + 300);
+  }, 5_000);
+
+  it('a body that trickles in slower than the timeout: status 0 at the timeout, though each chunk came in time', async () => {
+    handle = (_request, response) => {
+      response.writeHead(200);
+      const timer = setInterval(() => response.write('.'), TIMEOUT_MS / 8);
+      response.on('close', () => clearInterval(timer));
+    };
+    const result = await http.send(`${base}/trickle`, {}, 'x');
+    expect(result).toMatchObject({ status: 0, error: `Timeout: no complete response within ${TIMEOUT_MS} ms` });
+    expect(result.durationMs).toBeLessThan(TIMEOUT_MS + 300);
+  }, 5_000);
+
+  it('connection refused: status 0 with the reason', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await http.send(`http://127.0.0.1:${port}/`, {}, 'x');
+    expect(result).toMatchObject({
+      status: 0,
+      error: 'Connection refused: nothing accepts connections at this address and port',
+    });
+  });
+
+  it('without WEBHOOK_ALLOW_PRIVATE_TARGETS a loopback address is refused before any connection', async () => {
+    const guarded = sender(false);
+    try {
+      handle = (_request, response) => response.end();
+      const byIp = await guarded.send(`${base}/private`, {}, 'x');
+      const byName = await guarded.send(base.replace('127.0.0.1', 'localhost'), {}, 'x');
+      expect(byIp).toMatchObject({ status: 0, error: expect.stringMatching(/^Blocked: 127\.0\.0\.1 /) });
+      expect(byName).toMatchObject({ status: 0, error: expect.stringMatching(/^Blocked: localhost resolves only/) });
+      expect(received).toHaveLength(0);
+    } finally {
+      await guarded.onModuleDestroy();
+    }
+  });
+
+  it('a URL that cannot be parsed: status 0, nothing thrown', async () => {
+    const result = await http.send('not a url', {}, 'x');
+    expect(result).toMatchObject({ status: 0, responseExcerpt: null });
+    expect(result.error).toBeTruthy();
+  });
+});
+
+describe('DeadlineList', () => {
+  it('expires entries in order after their time, and never one that was removed', async () => {
+    const deadlines = new DeadlineList(50);
+    const expired: string[] = [];
+    deadlines.add(() => expired.push('a'));
+    const cancelB = deadlines.add(() => expired.push('b'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    deadlines.add(() => expired.push('c'));
+    cancelB();
+    expect(deadlines.size).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 40)); // a is due, c not yet
+    expect(expired).toEqual(['a']);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(expired).toEqual(['a', 'c']);
+    expect(deadlines.size).toBe(0);
+  });
+});

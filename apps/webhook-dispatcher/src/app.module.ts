@@ -26,7 +26,7 @@ export class AppModule {
           name: 'webhook-dispatcher',
           base: config.base,
           entities: [WebhookEntity, WebhookSecretEntity, WebhookDeliveryEntity, WebhookLogEntity],
-          retryDelaysMs: config.retryDelaysMs,
+          topology: { retryDelaysMs: config.retryDelaysMs, guardDelayMs: config.guardDelayMs },
           poolSize: 20,
         }),
       ],

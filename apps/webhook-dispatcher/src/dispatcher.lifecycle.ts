@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AmqpClient } from '#messaging';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
+import { DeliveryService } from './delivery/delivery.service.js';
 
 /**
  * Graceful shutdown (SIGTERM): stop taking messages, let attempts in flight finish and be logged (up to the
@@ -14,11 +15,15 @@ export class DispatcherLifecycle implements BeforeApplicationShutdown {
   constructor(
     private readonly amqp: AmqpClient,
     private readonly config: WebhookDispatcherConfig,
+    private readonly deliveries: DeliveryService,
   ) {}
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     const inFlight = this.amqp.inFlightCount;
     this.logger.log(`${signal ?? 'shutdown'}: finishing ${inFlight} message(s) in flight`);
-    await this.amqp.stopConsuming(this.config.timeoutMs + 2_000);
+    const graceMs = this.config.timeoutMs + 2_000;
+    await this.amqp.stopConsuming(graceMs);
+    // Attempts whose messages were handed over: their stand-ins attempt them again if they are cut short here.
+    await this.deliveries.settleDetached(graceMs);
   }
 }

@@ -202,7 +202,7 @@ export class Receiver {
     private respond: (
       request: ReceivedRequest,
       count: number,
-    ) => { status: number; body?: string; headers?: Record<string, string> } | 'hang' = () => ({
+    ) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang' = () => ({
       status: 200,
       body: 'ok',
     }),
@@ -230,8 +230,12 @@ export class Receiver {
           this.open.add(res);
           return;
         }
-        res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain' });
-        res.end(answer.body ?? '');
+        const send = () => {
+          res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain' });
+          res.end(answer.body ?? '');
+        };
+        if (answer.delayMs) setTimeout(send, answer.delayMs);
+        else send();
       });
     });
     this.server.keepAliveTimeout = 1_000;

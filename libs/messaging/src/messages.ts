@@ -28,6 +28,12 @@ export interface PlatformEvent<TData = Record<string, unknown>> {
 /** Header carrying the attempt number of a delivery message (1 = first attempt). */
 export const ATTEMPT_HEADER = 'x-attempt';
 
+/**
+ * Header marking a stand-in for an attempt that was still running when its message was acked: attempt it only if
+ * that attempt was never logged.
+ */
+export const GUARD_HEADER = 'x-guard';
+
 /** What an attempt needs of a delivery; carried in the message so the hot path reads no row. */
 export interface DeliverySnapshot {
   webhookId: string;

@@ -8,6 +8,8 @@ import type { ConfirmChannel } from 'amqplib';
  *   webhooks.deliveries (direct) ──deliver──▶ dispatcher.deliveries (quorum) ──▶ HTTP delivery
  *                                ──deliver-slow──▶ dispatcher.deliveries.slow (quorum): webhooks that hang
  *   dispatcher.retry.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver
+ *   dispatcher.guard.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver: stand-ins for
+ *     attempts that outlived their message (see the dispatcher's DeliveryService)
  *   payments.dead-letter (direct) ──▶ dispatcher.events.parked, dispatcher.deliveries.parked
  *   webhooks.config (fanout) ──▶ one exclusive queue per dispatcher process (cache refresh)
  */
@@ -42,9 +44,18 @@ export const POISON_DELIVERY_LIMIT = 20;
 /** Name of the delay queue for one retry delay. One queue per distinct delay keeps quorum-queue TTLs FIFO. */
 export const retryQueueName = (delayMs: number) => `dispatcher.retry.${delayMs}ms`;
 
+/**
+ * Name of the queue where a stand-in for a long-running attempt waits `delayMs` (one queue per distinct delay, as
+ * for retries). After the delay it is dead-lettered to the delivery queue, where it is dropped if the attempt
+ * was logged meanwhile, and attempted if not (its dispatcher died).
+ */
+export const guardQueueName = (delayMs: number) => `dispatcher.guard.${delayMs}ms`;
+
 export interface TopologyOptions {
   /** Distinct delays (ms) for which a delay queue is declared. */
   retryDelaysMs: readonly number[];
+  /** The delay of the guard queue this process publishes to (dispatchers only). */
+  guardDelayMs?: number;
 }
 
 const quorum = { 'x-queue-type': 'quorum' };
@@ -92,8 +103,11 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   });
   await channel.bindQueue(QUEUES.slowDeliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliverSlow);
 
-  for (const delayMs of new Set(options.retryDelaysMs)) {
-    await channel.assertQueue(retryQueueName(delayMs), {
+  const delayQueues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);
+  if (options.guardDelayMs !== undefined)
+    delayQueues.push([guardQueueName(options.guardDelayMs), options.guardDelayMs]);
+  for (const [name, delayMs] of delayQueues) {
+    await channel.assertQueue(name, {
       durable: true,
       arguments: {
         ...quorum,

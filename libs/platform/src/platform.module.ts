@@ -1,6 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MessagingModule } from '#messaging';
+import { MessagingModule, type TopologyOptions } from '#messaging';
 import { dataSourceOptions } from '#persistence';
 import type { BaseConfig } from './config/base.config.js';
 import { HealthModule } from './health/health.module.js';
@@ -11,7 +11,7 @@ export interface PlatformModuleOptions {
   base: BaseConfig;
   entities: Type[];
   /** Delay queues this app declares (only the dispatcher needs them). */
-  retryDelaysMs?: number[];
+  topology?: TopologyOptions;
   poolSize?: number;
 }
 
@@ -35,7 +35,7 @@ export class PlatformModule {
         MessagingModule.forRoot({
           url: options.base.amqpUrl,
           name: options.name,
-          topology: { retryDelaysMs: options.retryDelaysMs ?? [] },
+          topology: options.topology ?? { retryDelaysMs: [] },
         }),
         HealthModule,
       ],

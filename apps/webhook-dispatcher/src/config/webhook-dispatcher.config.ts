@@ -20,6 +20,14 @@ export class WebhookDispatcherConfig {
     /** Deliveries in flight per process for slow webhooks (the slow lane's prefetch). */
     readonly slowLaneConcurrency: number,
   ) {}
+
+  /**
+   * How long a stand-in waits for an attempt that outlived its message (DeliveryService): the attempt ends within
+   * the timeout, and is logged a moment later.
+   */
+  get guardDelayMs(): number {
+    return this.timeoutMs + 5_000;
+  }
 }
 
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDispatcherConfig {

@@ -39,6 +39,17 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
     return this.batcher.submit(record);
   }
 
+  /** Whether this attempt of the delivery was logged (a delivery deleted with its webhook counts as logged). */
+  async isLogged(deliveryId: string, attempt: number): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM webhook_delivery d
+        WHERE d.id = $1
+          AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id AND l.attempt = $2)`,
+      [deliveryId, attempt],
+    );
+    return rows.length === 0;
+  }
+
   private async insert(records: AttemptRecord[]): Promise<void> {
     const col = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
     await this.db.query(

@@ -1,14 +1,15 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { ConsumeMessage } from 'amqplib';
-import { AmqpClient, ATTEMPT_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
+import { AmqpClient, ATTEMPT_HEADER, GUARD_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryService, type Lane } from './delivery.service.js';
 
 /**
  * Consumes `dispatcher.deliveries` with DISPATCHER_CONCURRENCY messages in flight, and the slow lane
  * `dispatcher.deliveries.slow` (webhooks that hang) with a prefetch of its own. A message is acked only
- * after its attempt is logged and any repeat is safely queued; if the process dies first, the broker
- * redelivers it to another dispatcher (at-least-once).
+ * after its attempt is logged and any repeat is safely queued — or, for an attempt that runs long in the
+ * delivery queue, once a stand-in is queued in the guard queue; if the process dies first, the broker
+ * redelivers it (or the stand-in arrives) and another dispatcher attempts it (at-least-once).
  */
 @Injectable()
 export class DeliveryConsumer implements OnApplicationBootstrap {
@@ -38,8 +39,10 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
       this.logger.error('rejected an unreadable delivery message; it is parked');
       return 'reject';
     }
-    const attempt = Number(raw.properties.headers?.[ATTEMPT_HEADER] ?? 1);
-    await this.deliveries.attempt(message, Number.isInteger(attempt) && attempt >= 1 ? attempt : 1, lane);
+    const headers = raw.properties.headers ?? {};
+    const attempt = Number(headers[ATTEMPT_HEADER] ?? 1);
+    const guard = headers[GUARD_HEADER] !== undefined;
+    await this.deliveries.attempt(message, Number.isInteger(attempt) && attempt >= 1 ? attempt : 1, lane, guard);
     return 'ack';
   }
 }

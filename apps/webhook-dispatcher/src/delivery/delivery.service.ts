@@ -5,6 +5,8 @@ import {
   AmqpClient,
   ATTEMPT_HEADER,
   EXCHANGES,
+  GUARD_HEADER,
+  guardQueueName,
   ROUTING_KEYS,
   retryQueueName,
   type DeliveryMessage,
@@ -13,7 +15,8 @@ import {
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
-import { WebhookCache } from '../webhook/webhook.cache.js';
+import { WebhookCache, type SigningWebhook } from '../webhook/webhook.cache.js';
+import { DeadlineList } from './deadline-list.js';
 import { DeliveryLogWriter } from './delivery-log.writer.js';
 import { HttpSender } from './http.sender.js';
 import { nextStep } from './retry.policy.js';
@@ -29,7 +32,7 @@ const SLOW_FOR_MS = 60_000;
 /** Which queue a delivery message came from. */
 export type Lane = 'normal' | 'slow';
 
-export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'dropped';
+export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'handed-over' | 'dropped';
 
 /** One attempt of one delivery: sign the stored body, POST it, log it, and schedule what follows. */
 @Injectable()
@@ -40,6 +43,10 @@ export class DeliveryService {
     slowMs: SLOW_WEBHOOK_MS,
     slowForMs: SLOW_FOR_MS,
   });
+  /** Attempts in the delivery queue that hand their message over if still running after SLOW_WEBHOOK_MS. */
+  private readonly handOvers = new DeadlineList(SLOW_WEBHOOK_MS);
+  /** Attempts still running after their message was handed over. */
+  private readonly detached = new Set<Promise<unknown>>();
 
   constructor(
     private readonly config: WebhookDispatcherConfig,
@@ -51,7 +58,13 @@ export class DeliveryService {
     private readonly metrics: DispatcherMetrics,
   ) {}
 
-  async attempt(message: DeliveryMessage, attempt: number, lane: Lane = 'normal'): Promise<AttemptOutcome> {
+  async attempt(
+    message: DeliveryMessage,
+    attempt: number,
+    lane: Lane = 'normal',
+    guard = false,
+  ): Promise<AttemptOutcome> {
+    if (guard && (await this.log.isLogged(message.deliveryId, attempt))) return 'dropped'; // it finished after all
     const snapshot = message.snapshot ?? (await this.deliveries.findSnapshot(message.deliveryId));
     if (!snapshot) {
       this.logger.warn(`delivery ${message.deliveryId} no longer exists (webhook deleted); dropped`);
@@ -74,6 +87,61 @@ export class DeliveryService {
       return 'moved-to-slow-lane';
     }
 
+    const running = this.run(message, attempt, snapshot, webhook, release, lane);
+    if (lane === 'slow') {
+      await running;
+      return 'attempted';
+    }
+    // In the delivery queue an attempt gives its message back once it has run for SLOW_WEBHOOK_MS: a message
+    // left unacked for the whole timeout would hold a prefetch slot, and it pins the quorum queue's log, which
+    // RabbitMQ then truncates in one burst that stalls every queue. A stand-in waits in the guard queue instead.
+    let cancelHandOver = () => {};
+    const handOver = new Promise<'handed-over'>((resolve) => {
+      cancelHandOver = this.handOvers.add(() => resolve('handed-over'));
+    });
+    try {
+      if ((await Promise.race([running, handOver])) === 'attempted') return 'attempted';
+    } finally {
+      cancelHandOver();
+    }
+    const detached = running.catch((error: Error) =>
+      // Not logged: the stand-in attempts it again once its delay is over.
+      this.logger.error(`attempt ${attempt} of delivery ${message.deliveryId} failed: ${error.message}`),
+    );
+    this.detached.add(detached);
+    void detached.finally(() => this.detached.delete(detached));
+    await this.amqp.publish(
+      '',
+      guardQueueName(this.config.guardDelayMs),
+      Buffer.from(JSON.stringify({ ...message, snapshot })),
+      {
+        messageId: message.deliveryId,
+        headers: { [ATTEMPT_HEADER]: attempt, [GUARD_HEADER]: 1 },
+      },
+    );
+    this.metrics.scheduled.inc({ decision: 'handed_over' });
+    return 'handed-over';
+  }
+
+  /** Waits up to `ms` for attempts whose messages were handed over (graceful shutdown). */
+  async settleDetached(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.detached]),
+      new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** POSTs, logs and schedules what follows; resolves once the attempt is logged. */
+  private async run(
+    message: DeliveryMessage,
+    attempt: number,
+    snapshot: DeliverySnapshot,
+    webhook: SigningWebhook,
+    release: () => void,
+    lane: Lane,
+  ): Promise<'attempted'> {
     this.metrics.inFlight.inc();
     const createdAt = new Date();
     let result;

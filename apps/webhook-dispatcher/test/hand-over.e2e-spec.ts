@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { AmqpClient, ATTEMPT_HEADER, EXCHANGES, GUARD_HEADER, ROUTING_KEYS, guardQueueName } from '#messaging';
+import { waitFor } from '#testing';
+import {
+  Receiver,
+  closeDb,
+  createMerchant,
+  createWebhook,
+  db,
+  logsOf,
+  publishEvents,
+  startDispatcher,
+  testAmqp,
+  transactionEvent,
+} from './dispatcher.harness.js';
+
+const TIMEOUT_MS = 3_000;
+/** WebhookDispatcherConfig.guardDelayMs for this timeout. */
+const GUARD_DELAY_MS = TIMEOUT_MS + 5_000;
+
+describe('long attempts hand their message over to a stand-in (no message held for the whole timeout)', () => {
+  let dispatcher: INestApplication;
+  let amqp: AmqpClient;
+  const receiver = new Receiver((request) =>
+    request.path === '/slow' ? { status: 200, body: 'late but fine', delayMs: 2_000 } : { status: 200 },
+  );
+
+  beforeAll(async () => {
+    await receiver.start();
+    dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await amqp.close();
+    await receiver.stop();
+    await closeDb();
+  });
+
+  it('a 2 s attempt acks its message after 1 s, is logged once, and its stand-in is dropped after the delay', async () => {
+    const { merchantId, integrationId } = await createMerchant();
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/slow` });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(() => receiver.to('/slow').length === 1, { what: 'the attempt to reach the receiver' });
+
+    // The receiver has not answered yet, but the dispatcher no longer holds the message.
+    await waitFor(() => dispatcher.get(AmqpClient).inFlightCount === 0, {
+      timeoutMs: 1_800,
+      what: 'the delivery message to be settled while its attempt still runs',
+    });
+    expect(await logsOf(hook.id)).toHaveLength(0);
+    expect(await amqp.queueDepth(guardQueueName(GUARD_DELAY_MS))).toBe(1);
+
+    await waitFor(async () => (await logsOf(hook.id)).length === 1, { what: 'the attempt to be logged' });
+    expect((await logsOf(hook.id)).map((l) => [l.attempt, l.status, l.response_excerpt])).toEqual([
+      [1, 200, 'late but fine'],
+    ]);
+
+    // After the guard delay the stand-in comes back, finds the attempt logged, and is dropped.
+    await waitFor(async () => (await amqp.queueDepth(guardQueueName(GUARD_DELAY_MS))) === 0, {
+      timeoutMs: GUARD_DELAY_MS + 5_000,
+      what: 'the stand-in to leave the guard queue',
+    });
+    await waitFor(() => dispatcher.get(AmqpClient).inFlightCount === 0, { what: 'the stand-in to be handled' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.to('/slow')).toHaveLength(1);
+    expect(await logsOf(hook.id)).toHaveLength(1);
+  }, 30_000);
+
+  it('a stand-in whose attempt was never logged (its dispatcher died) is attempted; once logged, it is dropped', async () => {
+    const { merchantId } = await createMerchant();
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/orphan` });
+    const deliveryId = randomUUID();
+    await db().query(
+      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                     version, retry_on_error, body)
+       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', false, convert_to('{"n":1}', 'UTF8'))`,
+      [deliveryId, hook.id, merchantId, randomUUID(), JSON.stringify({ uuid: randomUUID() }), `${receiver.url}/orphan`],
+    );
+    const standIn = () =>
+      amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify({ deliveryId })), {
+        messageId: deliveryId,
+        headers: { [ATTEMPT_HEADER]: 1, [GUARD_HEADER]: 1 },
+      });
+
+    await standIn();
+    await waitFor(async () => (await logsOf(hook.id)).length === 1, { what: 'the orphaned attempt to be made' });
+    expect(receiver.to('/orphan').map((r) => r.body)).toEqual(['{"n":1}']);
+
+    await standIn(); // a second stand-in for the same, now logged, attempt
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(() => dispatcher.get(AmqpClient).inFlightCount === 0, { what: 'the second stand-in to be handled' });
+    expect(receiver.to('/orphan')).toHaveLength(1);
+    expect(await logsOf(hook.id)).toHaveLength(1);
+  });
+});

@@ -34,7 +34,9 @@ export async function freshInfrastructure(name) {
 export function startApp(app, env) {
   // BENCH_PROFILE=<app> writes a V8 CPU profile of that app to bench/results/profiles/.
   const profile = process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles'] : [];
-  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...profile, `dist/apps/${app}/src/main.js`], {
+  // BENCH_APP_NODE_ARGS: more node flags for every app (e.g. --trace-gc), to study one run.
+  const extra = process.env.BENCH_APP_NODE_ARGS ? process.env.BENCH_APP_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...extra, ...profile, `dist/apps/${app}/src/main.js`], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

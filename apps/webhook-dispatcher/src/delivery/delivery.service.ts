@@ -24,10 +24,14 @@ import { WebhookSlots } from './webhook-slots.js';
 
 /** Concurrent attempts per webhook and process in the delivery queue (see WebhookSlots). */
 export const MAX_IN_FLIGHT_PER_WEBHOOK = 16;
-/** An attempt running longer than this makes its webhook slow. */
+/** An attempt running longer than this makes its webhook slow (while it runs). */
 const SLOW_WEBHOOK_MS = 1_000;
-/** How long a webhook stays slow after a slow attempt. */
+/** An attempt that took longer than this (or the whole timeout, if shorter) makes its webhook slow for a while. */
+const STICKY_SLOW_MS = 5_000;
+/** How long a webhook stays slow after such an attempt. */
 const SLOW_FOR_MS = 60_000;
+/** Deliveries of one busy (not slow) webhook that may wait for a slot before the excess moves to the slow lane. */
+const MAX_WAITERS_PER_WEBHOOK = 4 * MAX_IN_FLIGHT_PER_WEBHOOK;
 
 /** Which queue a delivery message came from. */
 export type Lane = 'normal' | 'slow';
@@ -38,11 +42,7 @@ export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'handed-over' 
 @Injectable()
 export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
-  private readonly slots = new WebhookSlots({
-    cap: MAX_IN_FLIGHT_PER_WEBHOOK,
-    slowMs: SLOW_WEBHOOK_MS,
-    slowForMs: SLOW_FOR_MS,
-  });
+  private readonly slots: WebhookSlots;
   /** Attempts in the delivery queue that hand their message over if still running after SLOW_WEBHOOK_MS. */
   private readonly handOvers = new DeadlineList(SLOW_WEBHOOK_MS);
   /** Attempts still running after their message was handed over. */
@@ -56,7 +56,16 @@ export class DeliveryService {
     private readonly log: DeliveryLogWriter,
     private readonly amqp: AmqpClient,
     private readonly metrics: DispatcherMetrics,
-  ) {}
+  ) {
+    this.slots = new WebhookSlots({
+      cap: MAX_IN_FLIGHT_PER_WEBHOOK,
+      slowMs: SLOW_WEBHOOK_MS,
+      // A hanging receiver's attempts end at the timeout: with a timeout under 5 s that must still count.
+      stickyMs: Math.min(STICKY_SLOW_MS, config.timeoutMs - 1),
+      slowForMs: SLOW_FOR_MS,
+      maxWaiters: MAX_WAITERS_PER_WEBHOOK,
+    });
+  }
 
   async attempt(
     message: DeliveryMessage,

@@ -3,7 +3,7 @@ import { WebhookSlots } from './webhook-slots.js';
 
 describe('WebhookSlots', () => {
   it('runs up to the cap at once, then queues and hands freed slots over in order', async () => {
-    const slots = new WebhookSlots({ cap: 2, slowMs: 1_000, slowForMs: 30_000 });
+    const slots = new WebhookSlots({ cap: 2, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
     const a = (await slots.acquire('w'))!;
     const b = (await slots.acquire('w'))!;
     expect(slots.running('w')).toBe(2);
@@ -20,7 +20,7 @@ describe('WebhookSlots', () => {
   });
 
   it('does not let one webhook’s queue hold up another webhook', async () => {
-    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 });
+    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
     await slots.acquire('busy');
     void slots.acquire('busy');
     expect(await slots.acquire('other')).toBeInstanceOf(Function);
@@ -28,7 +28,10 @@ describe('WebhookSlots', () => {
 
   it('sends to the slow lane while the webhook’s oldest running attempt is older than slowMs', async () => {
     let now = 0;
-    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 }, () => now);
+    const slots = new WebhookSlots(
+      { cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 },
+      () => now,
+    );
     await slots.acquire('hang');
     now = 999;
     const waiting = slots.acquire('hang'); // not slow yet: waits
@@ -38,7 +41,7 @@ describe('WebhookSlots', () => {
   });
 
   it('releasing twice frees one slot only, and an idle webhook is forgotten', async () => {
-    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 });
+    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
     const release = (await slots.acquire('w'))!;
     release();
     release();
@@ -46,9 +49,12 @@ describe('WebhookSlots', () => {
     expect(await slots.acquire('w')).toBeInstanceOf(Function);
   });
 
-  it('stays slow for slowForMs after an attempt that took longer than slowMs, then recovers', async () => {
+  it('stays slow for slowForMs after an attempt that took longer than stickyMs, then recovers', async () => {
     let now = 0;
-    const slots = new WebhookSlots({ cap: 4, slowMs: 1_000, slowForMs: 30_000 }, () => now);
+    const slots = new WebhookSlots(
+      { cap: 4, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 },
+      () => now,
+    );
     const release = slots.track('w');
     now = 2_000;
     release();
@@ -60,14 +66,44 @@ describe('WebhookSlots', () => {
   });
 
   it('tracks slow-lane attempts without a cap', () => {
-    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000 });
+    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
     for (let i = 0; i < 5; i += 1) slots.track('w');
     expect(slots.running('w')).toBe(5);
   });
 
-  it('a waiter that gets no slot within slowMs goes to the slow lane', async () => {
-    const slots = new WebhookSlots({ cap: 1, slowMs: 20, slowForMs: 30_000 });
-    await slots.acquire('w');
-    expect(await slots.acquire('w')).toBeUndefined();
+  it('a waiter that gets no slot within slowMs goes to the slow lane when more than maxWaiters wait', async () => {
+    const frozen = () => 0; // the running attempt never looks old: only the backlog rule applies
+    const slots = new WebhookSlots({ cap: 1, slowMs: 20, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 1 }, frozen);
+    const release = (await slots.acquire('w'))!;
+    const first = slots.acquire('w');
+    const second = slots.acquire('w');
+    expect(await first).toBeUndefined(); // two waited, one too many
+    await new Promise((resolve) => setTimeout(resolve, 50)); // second keeps waiting past slowMs
+    release();
+    expect(await second).toBeInstanceOf(Function);
+  });
+
+  it('a busy webhook that is not slow keeps its waiters (the slow lane would queue them behind hanging webhooks)', async () => {
+    const frozen = () => 0;
+    const slots = new WebhookSlots({ cap: 1, slowMs: 10, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 4 }, frozen);
+    const release = (await slots.acquire('w'))!;
+    const waiting = slots.acquire('w');
+    await new Promise((resolve) => setTimeout(resolve, 60)); // several slowMs periods
+    release();
+    expect(await waiting).toBeInstanceOf(Function);
+  });
+
+  it('an attempt slower than slowMs but quicker than stickyMs leaves the webhook healthy once it ends', async () => {
+    let now = 0;
+    const slots = new WebhookSlots(
+      { cap: 4, slowMs: 1_000, slowForMs: 30_000, stickyMs: 5_000, maxWaiters: 4 },
+      () => now,
+    );
+    const release = (await slots.acquire('w'))!;
+    now = 1_500;
+    expect(slots.isSlowWebhook('w')).toBe(true); // while it runs
+    release();
+    expect(slots.isSlowWebhook('w')).toBe(false);
+    expect(await slots.acquire('w')).toBeInstanceOf(Function);
   });
 });

@@ -1,19 +1,25 @@
 /**
  * Per-webhook concurrency and health for one dispatcher process.
  *
- * In the delivery queue at most `cap` attempts per webhook run at once; more wait here for a slot (a short wait
- * for a healthy webhook; at most `slowMs`). A webhook is *slow* while its oldest running attempt is older than `slowMs`, and for
- * `slowForMs` after an attempt took longer than `slowMs`. For a slow webhook, and for a delivery that waited
- * `slowMs` without getting a slot, `acquire` answers `undefined`: the caller moves the delivery to the slow lane, which attempts
- * without a per-webhook cap on a prefetch of its own. So a receiver that hangs never holds the slots that
- * healthy webhooks need.
+ * In the delivery queue at most `cap` attempts per webhook run at once; more wait here for a slot. A webhook is
+ * *slow* while its oldest running attempt is older than `slowMs`, and for `slowForMs` after an attempt took longer
+ * than `stickyMs`. For a slow webhook `acquire` answers `undefined`: the caller moves the delivery to the slow lane,
+ * which attempts without a per-webhook cap on a prefetch of its own. So a receiver that hangs never holds the slots
+ * that healthy webhooks need.
+ *
+ * A webhook that is merely busy (fast attempts, all slots taken) is not sent there: the slow lane is first in,
+ * first out behind whatever hanging webhooks piled up, so a healthy delivery moved there could wait minutes. Its
+ * deliveries wait for a slot; only once more than `maxWaiters` wait (a backlog, which would otherwise hold up the
+ * other webhooks' deliveries) does a waiter that got no slot within `slowMs` move. For the same reason `stickyMs`
+ * is well above `slowMs`: when the whole machine stalls for a second, healthy webhooks must not be marked slow for
+ * a minute.
  */
 export class WebhookSlots {
   private readonly webhooks = new Map<string, WebhookState>();
   private nextToken = 0;
 
   constructor(
-    private readonly options: { cap: number; slowMs: number; slowForMs: number },
+    private readonly options: { cap: number; slowMs: number; slowForMs: number; stickyMs: number; maxWaiters: number },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -24,17 +30,21 @@ export class WebhookSlots {
       return this.start(webhookId, state);
     }
     if (this.isSlow(state)) return undefined;
-    // Wait at most slowMs: a webhook whose slots do not free up by then is slow, and the delivery must not
-    // keep holding one of the process's prefetch slots.
+    // Every slowMs without a slot: give up (slow lane) if the webhook turned slow or has a backlog, else wait on.
     const granted = await new Promise<boolean>((resolve) => {
       const waiter = () => {
         clearTimeout(timer);
         resolve(true);
       };
-      const timer = setTimeout(() => {
+      const check = () => {
+        if (!this.isSlow(state) && state.waiters.length <= this.options.maxWaiters) {
+          timer = setTimeout(check, this.options.slowMs);
+          return;
+        }
         state.waiters.splice(state.waiters.indexOf(waiter), 1);
         resolve(false);
-      }, this.options.slowMs);
+      };
+      let timer = setTimeout(check, this.options.slowMs);
       state.waiters.push(waiter);
     });
     return granted ? this.start(webhookId, state) : undefined;
@@ -74,7 +84,7 @@ export class WebhookSlots {
       released = true;
       state.running.delete(token);
       const ended = this.now();
-      if (ended - startedAt > this.options.slowMs) state.slowUntil = ended + this.options.slowForMs;
+      if (ended - startedAt > this.options.stickyMs) state.slowUntil = ended + this.options.slowForMs;
       const next = state.waiters.shift();
       if (next) next();
       else if (state.running.size === 0 && state.slowUntil <= ended) this.webhooks.delete(webhookId);
@@ -95,6 +105,6 @@ type Release = () => void;
 interface WebhookState {
   running: Map<number, number>;
   waiters: Array<() => void>;
-  /** Slow until this time, because a recent attempt took longer than slowMs. */
+  /** Slow until this time, because a recent attempt took longer than stickyMs. */
   slowUntil: number;
 }

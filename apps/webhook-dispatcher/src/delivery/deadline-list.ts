@@ -51,12 +51,15 @@ export class DeadlineList {
   private fire(): void {
     this.timer = undefined;
     const now = this.now();
-    while (this.head && this.head.at <= now) {
-      const entry = this.head;
-      this.remove(entry);
-      entry.expire();
+    try {
+      while (this.head && this.head.at <= now) {
+        const entry = this.head;
+        this.remove(entry);
+        entry.expire();
+      }
+    } finally {
+      if (!this.timer) this.schedule(); // an expire() that added an entry has scheduled already
     }
-    this.schedule();
   }
 }
 

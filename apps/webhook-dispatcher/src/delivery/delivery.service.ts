@@ -61,7 +61,7 @@ export class DeliveryService {
       cap: MAX_IN_FLIGHT_PER_WEBHOOK,
       slowMs: SLOW_WEBHOOK_MS,
       // A hanging receiver's attempts end at the timeout: with a timeout under 5 s that must still count.
-      stickyMs: Math.min(STICKY_SLOW_MS, config.timeoutMs - 1),
+      stickyMs: Math.min(STICKY_SLOW_MS, Math.max(config.timeoutMs - 1, SLOW_WEBHOOK_MS)),
       slowForMs: SLOW_FOR_MS,
       maxWaiters: MAX_WAITERS_PER_WEBHOOK,
     });
@@ -73,7 +73,10 @@ export class DeliveryService {
     lane: Lane = 'normal',
     guard = false,
   ): Promise<AttemptOutcome> {
-    if (guard && (await this.log.isLogged(message.deliveryId, attempt))) return 'dropped'; // it finished after all
+    if (guard && (await this.log.isLogged(message.deliveryId, attempt))) {
+      this.metrics.scheduled.inc({ decision: 'stand_in_dropped' }); // the attempt it stood in for was logged
+      return 'dropped';
+    }
     const snapshot = message.snapshot ?? (await this.deliveries.findSnapshot(message.deliveryId));
     if (!snapshot) {
       this.logger.warn(`delivery ${message.deliveryId} no longer exists (webhook deleted); dropped`);
@@ -96,18 +99,16 @@ export class DeliveryService {
       return 'moved-to-slow-lane';
     }
 
-    const running = this.run(message, attempt, snapshot, webhook, release, lane);
-    if (lane === 'slow') {
-      await running;
-      return 'attempted';
-    }
-    // In the delivery queue an attempt gives its message back once it has run for SLOW_WEBHOOK_MS: a message
-    // left unacked for the whole timeout would hold a prefetch slot, and it pins the quorum queue's log, which
-    // RabbitMQ then truncates in one burst that stalls every queue. A stand-in waits in the guard queue instead.
+    if (lane === 'slow') return this.run(message, attempt, snapshot, webhook, release, lane, () => undefined);
+    // In the delivery queue an attempt whose POST is still running after SLOW_WEBHOOK_MS gives its message back: a
+    // message left unacked for the whole timeout would hold a prefetch slot, and it pins the quorum queue's log,
+    // which RabbitMQ then truncates in one burst that stalls every queue. A stand-in waits in the guard queue
+    // instead. At most DISPATCHER_CONCURRENCY attempts run detached, so the prefetch still bounds the work.
+    let handOverDue = () => {};
+    const handOver = new Promise<'handed-over'>((resolve) => (handOverDue = () => resolve('handed-over')));
     let cancelHandOver = () => {};
-    const handOver = new Promise<'handed-over'>((resolve) => {
-      cancelHandOver = this.handOvers.add(() => resolve('handed-over'));
-    });
+    if (this.detached.size < this.config.concurrency) cancelHandOver = this.handOvers.add(() => handOverDue());
+    const running = this.run(message, attempt, snapshot, webhook, release, lane, () => cancelHandOver());
     try {
       if ((await Promise.race([running, handOver])) === 'attempted') return 'attempted';
     } finally {
@@ -119,15 +120,18 @@ export class DeliveryService {
     );
     this.detached.add(detached);
     void detached.finally(() => this.detached.delete(detached));
-    await this.amqp.publish(
-      '',
-      guardQueueName(this.config.guardDelayMs),
-      Buffer.from(JSON.stringify({ ...message, snapshot })),
-      {
-        messageId: message.deliveryId,
-        headers: { [ATTEMPT_HEADER]: attempt, [GUARD_HEADER]: 1 },
-      },
-    );
+    try {
+      await this.amqp.publish(
+        '',
+        guardQueueName(this.config.guardDelayMs),
+        Buffer.from(JSON.stringify({ ...message, snapshot })),
+        { messageId: message.deliveryId, headers: { [ATTEMPT_HEADER]: attempt, [GUARD_HEADER]: 1 } },
+      );
+    } catch (error) {
+      // No stand-in: the message stays ours until the attempt is logged, as without a hand-over.
+      this.logger.warn(`no stand-in for delivery ${message.deliveryId} (${(error as Error).message}); holding it`);
+      return running;
+    }
     this.metrics.scheduled.inc({ decision: 'handed_over' });
     return 'handed-over';
   }
@@ -150,6 +154,8 @@ export class DeliveryService {
     webhook: SigningWebhook,
     release: () => void,
     lane: Lane,
+    /** Called once the POST has its outcome (before the log write). */
+    sent: () => void,
   ): Promise<'attempted'> {
     this.metrics.inFlight.inc();
     const createdAt = new Date();
@@ -171,6 +177,7 @@ export class DeliveryService {
     } finally {
       this.metrics.inFlight.dec();
       release();
+      sent();
     }
 
     const succeeded = result.status >= 200 && result.status < 300;

@@ -48,7 +48,7 @@ describe('HttpSender (real loopback receivers)', () => {
   });
 
   afterAll(async () => {
-    await http.onModuleDestroy();
+    await http.onApplicationShutdown();
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => server.close(resolve));
   });
@@ -136,7 +136,7 @@ describe('HttpSender (real loopback receivers)', () => {
       expect(byName).toMatchObject({ status: 0, error: expect.stringMatching(/^Blocked: localhost resolves only/) });
       expect(received).toHaveLength(0);
     } finally {
-      await guarded.onModuleDestroy();
+      await guarded.onApplicationShutdown();
     }
   });
 

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
@@ -31,7 +31,7 @@ class BlockedAddressError extends Error {
  * so a host that passed the check at configuration time cannot rebind to a private address later.
  */
 @Injectable()
-export class HttpSender implements OnModuleDestroy {
+export class HttpSender implements OnApplicationShutdown {
   private readonly logger = new Logger(HttpSender.name);
   /** One connection pool per lane: a hanging receiver's thousands of open connections never slow down the
    * pool (and its per-request connection search) that healthy webhooks use, even on the same origin. */
@@ -154,7 +154,8 @@ export class HttpSender implements OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After the consumers stopped (beforeApplicationShutdown): attempts still arriving until then can still POST. */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.agents.normal.close(), this.agents.slow.close()]);
   }
 }

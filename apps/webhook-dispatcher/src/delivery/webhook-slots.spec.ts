@@ -3,7 +3,13 @@ import { WebhookSlots } from './webhook-slots.js';
 
 describe('WebhookSlots', () => {
   it('runs up to the cap at once, then queues and hands freed slots over in order', async () => {
-    const slots = new WebhookSlots({ cap: 2, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
+    const slots = new WebhookSlots({
+      cap: 2,
+      slowMs: 1_000,
+      slowForMs: 30_000,
+      stickyMs: 1_000,
+      maxWaiters: 100,
+    });
     const a = (await slots.acquire('w'))!;
     const b = (await slots.acquire('w'))!;
     expect(slots.running('w')).toBe(2);
@@ -20,7 +26,13 @@ describe('WebhookSlots', () => {
   });
 
   it('does not let one webhook’s queue hold up another webhook', async () => {
-    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
+    const slots = new WebhookSlots({
+      cap: 1,
+      slowMs: 1_000,
+      slowForMs: 30_000,
+      stickyMs: 1_000,
+      maxWaiters: 100,
+    });
     await slots.acquire('busy');
     void slots.acquire('busy');
     expect(await slots.acquire('other')).toBeInstanceOf(Function);
@@ -29,7 +41,7 @@ describe('WebhookSlots', () => {
   it('sends to the slow lane while the webhook’s oldest running attempt is older than slowMs', async () => {
     let now = 0;
     const slots = new WebhookSlots(
-      { cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 },
+      { cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 100 },
       () => now,
     );
     await slots.acquire('hang');
@@ -41,7 +53,13 @@ describe('WebhookSlots', () => {
   });
 
   it('releasing twice frees one slot only, and an idle webhook is forgotten', async () => {
-    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
+    const slots = new WebhookSlots({
+      cap: 1,
+      slowMs: 1_000,
+      slowForMs: 30_000,
+      stickyMs: 1_000,
+      maxWaiters: 100,
+    });
     const release = (await slots.acquire('w'))!;
     release();
     release();
@@ -52,7 +70,7 @@ describe('WebhookSlots', () => {
   it('stays slow for slowForMs after an attempt that took longer than stickyMs, then recovers', async () => {
     let now = 0;
     const slots = new WebhookSlots(
-      { cap: 4, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 },
+      { cap: 4, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 100 },
       () => now,
     );
     const release = slots.track('w');
@@ -66,20 +84,29 @@ describe('WebhookSlots', () => {
   });
 
   it('tracks slow-lane attempts without a cap', () => {
-    const slots = new WebhookSlots({ cap: 1, slowMs: 1_000, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 0 });
+    const slots = new WebhookSlots({
+      cap: 1,
+      slowMs: 1_000,
+      slowForMs: 30_000,
+      stickyMs: 1_000,
+      maxWaiters: 100,
+    });
     for (let i = 0; i < 5; i += 1) slots.track('w');
     expect(slots.running('w')).toBe(5);
   });
 
-  it('a waiter that gets no slot within slowMs goes to the slow lane when more than maxWaiters wait', async () => {
-    const frozen = () => 0; // the running attempt never looks old: only the backlog rule applies
-    const slots = new WebhookSlots({ cap: 1, slowMs: 20, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 1 }, frozen);
+  it('a backlog sends new arrivals to the slow lane at once; the deliveries already waiting keep their place', async () => {
+    const frozen = () => 0; // the running attempt never looks old: only the backlog rules apply
+    const slots = new WebhookSlots({ cap: 1, slowMs: 20, slowForMs: 30_000, stickyMs: 1_000, maxWaiters: 2 }, frozen);
     const release = (await slots.acquire('w'))!;
     const first = slots.acquire('w');
     const second = slots.acquire('w');
-    expect(await first).toBeUndefined(); // two waited, one too many
-    await new Promise((resolve) => setTimeout(resolve, 50)); // second keeps waiting past slowMs
+    expect(await slots.acquire('w')).toBeUndefined(); // a third would exceed maxWaiters for w
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the waiters keep waiting past slowMs
     release();
+    const next = (await first)!;
+    expect(next).toBeInstanceOf(Function);
+    next();
     expect(await second).toBeInstanceOf(Function);
   });
 

@@ -9,8 +9,8 @@
  *
  * A webhook that is merely busy (fast attempts, all slots taken) is not sent there: the slow lane is first in,
  * first out behind whatever hanging webhooks piled up, so a healthy delivery moved there could wait minutes. Its
- * deliveries wait for a slot; only once more than `maxWaiters` wait (a backlog, which would otherwise hold up the
- * other webhooks' deliveries) does a waiter that got no slot within `slowMs` move. For the same reason `stickyMs`
+ * deliveries wait for a slot; only a backlog — `maxWaiters` waiting for it, which would otherwise hold up the other
+ * webhooks' deliveries — sends new arrivals there at once. For the same reason `stickyMs`
  * is well above `slowMs`: when the whole machine stalls for a second, healthy webhooks must not be marked slow for
  * a minute.
  */
@@ -19,7 +19,14 @@ export class WebhookSlots {
   private nextToken = 0;
 
   constructor(
-    private readonly options: { cap: number; slowMs: number; slowForMs: number; stickyMs: number; maxWaiters: number },
+    private readonly options: {
+      cap: number;
+      slowMs: number;
+      slowForMs: number;
+      stickyMs: number;
+      /** Waiters per webhook; more arrivals go to the slow lane at once. */
+      maxWaiters: number;
+    },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -30,14 +37,17 @@ export class WebhookSlots {
       return this.start(webhookId, state);
     }
     if (this.isSlow(state)) return undefined;
-    // Every slowMs without a slot: give up (slow lane) if the webhook turned slow or has a backlog, else wait on.
+    // A backlog (too many waiting for this webhook, or for all together) goes to the slow lane at once; the
+    // deliveries already waiting keep their place.
+    if (state.waiters.length >= this.options.maxWaiters) return undefined;
+    // Every slowMs without a slot: give up (slow lane) if the webhook turned slow, else wait on.
     const granted = await new Promise<boolean>((resolve) => {
       const waiter = () => {
         clearTimeout(timer);
         resolve(true);
       };
       const check = () => {
-        if (!this.isSlow(state) && state.waiters.length <= this.options.maxWaiters) {
+        if (!this.isSlow(state)) {
           timer = setTimeout(check, this.options.slowMs);
           return;
         }

@@ -23,6 +23,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { APP_NODE_FLAGS } from '../../scripts/node-flags.js';
+import { cpuSecondsBetween, cpuSnapshot, groupBy } from '../lib/cpu.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url);
@@ -37,6 +38,8 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'read,write').split(',');
 const PLATFORM_TOKEN = randomBytes(24).toString('base64url');
 const VHOST = 'bench-api';
 const children = [];
+/** Processes by name for CPU accounting: the app and the baseline. */
+const named = new Map();
 const log = (...args) => console.error('[bench:api]', ...args);
 
 for (const url of [DATABASE_URL, AMQP_BASE]) {
@@ -194,6 +197,7 @@ async function startApp(amqpUrl) {
     },
   );
   children.push(child);
+  named.set(child.pid, 'app');
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(`${baseUrl}/health/ready`);
   log(`transaction-api up at ${baseUrl}`);
@@ -206,6 +210,7 @@ async function startBaseline(merchantId) {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(child);
+  named.set(child.pid, 'baseline');
   const { port } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', () => reject(new Error('baseline exited')));
@@ -412,6 +417,26 @@ async function writeLoad(target, paths, headers, body) {
   };
 }
 
+/**
+ * CPU seconds per 1,000 operations by process from now until `perThousand` is called: the app, the baseline,
+ * PostgreSQL, RabbitMQ and this process (the load). Throughput on this host drifts from hour to hour; CPU per
+ * operation barely does, so it shows where the app's extra cost over the baseline goes.
+ */
+function cpuMeter() {
+  const before = cpuSnapshot(() => undefined);
+  const loadBefore = process.cpuUsage();
+  return {
+    perThousand(operations) {
+      const seconds = cpuSecondsBetween(before, cpuSnapshot(groupBy(named)));
+      const load = process.cpuUsage(loadBefore);
+      seconds.load = (load.user + load.system) / 1e6;
+      return Object.fromEntries(
+        Object.entries(seconds).map(([group, cpu]) => [group, Number(((cpu * 1000) / operations).toFixed(3))]),
+      );
+    },
+  };
+}
+
 /** Events written after `before` (an outbox seq): how many, and commit → confirmed-and-marked-sent p50/p99 in ms. */
 async function sentTiming(before) {
   const [timing] = await query(
@@ -437,17 +462,20 @@ async function measureWrites(app, baseline, filled, amqpUrl) {
     currency: 'CHF',
     authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge', cavv: 'x' },
   });
+  const bareCpu = cpuMeter();
   const bare = await writeLoad(
     baseline,
     { create: '/transactions', status: (uuid) => `/transactions/${uuid}/status` },
     { 'content-type': 'application/json' },
     body,
   );
+  bare.cpu = bareCpu.perThousand(bare.operations);
   // The baseline's outbox rows are not the app's to publish.
   await query(`UPDATE outbox_event SET sent_at = now() WHERE sent_at IS NULL`);
   log('measuring recording (transaction + status change, with outbox): app');
   const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, 'content-type': 'application/json' };
+  const appCpu = cpuMeter();
   const result = await writeLoad(
     app,
     { create: '/internal/transactions', status: (uuid) => `/internal/transactions/${uuid}/status` },
@@ -463,6 +491,8 @@ async function measureWrites(app, baseline, filled, amqpUrl) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const drainedAt = Date.now();
+  // Up to the drained outbox: the relay's publishing is part of recording.
+  result.cpu = appCpu.perThousand(result.operations);
   const timing = await sentTiming(before);
   const steady = await steadyRelay(app, headers, body, amqpUrl);
   return {
@@ -570,6 +600,22 @@ function render(report) {
         `**${f(w.rate)} operations/s** (goal ≥ 2,000/s), p50 ${f(w.p50, 1)} ms, p99 ${f(w.p99, 1)} ms, ${w.failures} failures. ` +
         `Bare baseline (node:http + pg, the same statements): ${f(w.baseline.rate)} operations/s, p50 ${f(w.baseline.p50, 1)} ms, p99 ${f(w.baseline.p99, 1)} ms ` +
         `(app / baseline ${f(w.rate / w.baseline.rate, 2)}).`,
+      '',
+      'CPU seconds per 1,000 operations, by process (the app includes its relay publishing every event):',
+      '',
+      '| | app or baseline | PostgreSQL | RabbitMQ | load generator | total |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...[
+        ['app', w.cpu, w.cpu.app],
+        ['baseline', w.baseline.cpu, w.baseline.cpu.baseline],
+      ].map(
+        ([name, cpu, own]) =>
+          `| ${name} | ${f(own, 3)} | ${f(cpu.postgresql ?? 0, 3)} | ${f(cpu.rabbitmq ?? 0, 3)} | ${f(cpu.load, 3)} | ` +
+          `${f(
+            Object.values(cpu).reduce((a, b) => a + b, 0),
+            3,
+          )} |`,
+      ),
       '',
       `Outbox under that load: ${f(w.events)} events published with confirms; commit → confirmed p50 ${f(w.outboxP50, 1)} ms, p99 ${f(w.outboxP99, 1)} ms; ` +
         `backlog drained ${f(w.drainAfterLoadMs)} ms after the load stopped. At a steady 200 transactions/s: ${f(w.steady.events)} events, ` +

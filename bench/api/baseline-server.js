@@ -1,11 +1,13 @@
 /* global Buffer */
 // The bare baseline of the API benchmark: node:http + pg, no framework, running the same indexed queries as
 // transaction-api's merchant read API for one fixed merchant (no auth, no validation beyond the minimum).
-// Also the same write statements (a transaction or a status change together with its outbox row), to show what
-// the machine allows without the framework. Env: DATABASE_URL, MERCHANT_ID, PORT, POOL_SIZE.
+// Also the same write statements (a transaction, or a status change, together with its outbox event, in one
+// statement each), to show what the machine allows without the framework. Env: DATABASE_URL, MERCHANT_ID, PORT, POOL_SIZE.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import pg from 'pg';
+// The event JSON exactly as transaction-api's statements build it (the benchmark builds the app first).
+import { transactionEventJson } from '../../dist/apps/transaction-api/src/transaction/transaction.row.js';
 
 const COLUMNS = `uuid, merchant_id AS "merchantId", integration_id AS "integrationId", reference_id AS "referenceId",
   status, psp, type, payment_method AS "paymentMethod", amount, currency, three_d_secure AS "threeDSecure",
@@ -37,21 +39,6 @@ const readBody = async (req) => {
   for await (const chunk of req) chunks.push(chunk);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 };
-const event = (type, row) => {
-  const id = randomUUID();
-  const payload = {
-    id,
-    type,
-    category: 'transaction',
-    merchantId,
-    integrationId: row.integrationId ?? null,
-    occurredAt: new Date().toISOString(),
-    subjectId: row.uuid,
-    data: row,
-  };
-  return [id, type, row.uuid, JSON.stringify(payload)];
-};
-
 async function create(req, res) {
   const body = await readBody(req);
   const now = new Date();
@@ -69,13 +56,16 @@ async function create(req, res) {
     updatedAt: now,
     threeDSecure: null,
   };
-  const { rows } = await pool.query({
+  await pool.query({
     name: 'create',
     text: `WITH inserted AS (
              INSERT INTO transaction (uuid, merchant_id, status, psp, type, payment_method, amount, currency, creation_fingerprint, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '\\x00', $9, $9) ON CONFLICT (uuid) DO NOTHING RETURNING ${COLUMNS}
-           ), appended AS (INSERT INTO outbox_event (id, type, subject_id, payload) SELECT $10, $11, $12, $13 FROM inserted)
-           SELECT * FROM inserted`,
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '\\x00', $9, $9) ON CONFLICT (uuid) DO NOTHING RETURNING *
+           ), appended AS (
+             INSERT INTO outbox_event (id, type, subject_id, payload)
+             SELECT $10, $11, uuid, ${transactionEventJson('inserted', 10)} FROM inserted
+           )
+           SELECT 1 FROM inserted`,
     values: [
       row.uuid,
       merchantId,
@@ -86,29 +76,32 @@ async function create(req, res) {
       row.amount,
       row.currency,
       now,
-      ...event('transaction.created', row),
+      randomUUID(),
+      'transaction.created',
     ],
   });
-  send(res, 201, render(rows[0]));
+  send(res, 201, render(row));
 }
 
 async function changeStatus(req, res, uuid) {
   const body = await readBody(req);
+  const updatedAt = new Date();
   const { rows } = await pool.query({
-    name: 'current',
-    text: `SELECT ${COLUMNS} FROM transaction WHERE uuid = $1`,
-    values: [uuid],
-  });
-  const current = rows[0];
-  const next = { ...render(current), status: body.status, updatedAt: new Date() };
-  await pool.query({
     name: 'change',
-    text: `WITH changed AS (UPDATE transaction SET status = $2, updated_at = $3 WHERE uuid = $1 AND status = $4 RETURNING uuid),
-           appended AS (INSERT INTO outbox_event (id, type, subject_id, payload) SELECT $5, $6, $7, $8 FROM changed)
-           SELECT 1 FROM changed`,
-    values: [uuid, body.status, next.updatedAt, current.status, ...event('transaction.status_changed', next)],
+    text: `WITH current AS (
+             SELECT * FROM transaction WHERE uuid = $1
+           ), changed AS (
+             UPDATE transaction t SET status = $2, updated_at = $3 FROM current c
+              WHERE t.uuid = c.uuid AND c.status = 'waiting' AND t.status = c.status AND t.updated_at = c.updated_at
+             RETURNING t.*
+           ), appended AS (
+             INSERT INTO outbox_event (id, type, subject_id, payload)
+             SELECT $4, $5, uuid, ${transactionEventJson('changed', 4)} FROM changed
+           )
+           SELECT ${COLUMNS} FROM current`,
+    values: [uuid, body.status, updatedAt, randomUUID(), 'transaction.status_changed'],
   });
-  send(res, 200, next);
+  send(res, 200, { ...render(rows[0]), status: body.status, updatedAt: updatedAt.toISOString() });
 }
 
 const server = createServer(async (req, res) => {

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import type { PlatformEvent } from '#messaging';
 import { sqlOf, type Sql } from '../common/sql.js';
-import { notifyIf, outboxInsertFrom, outboxParams } from '../outbox/outbox.writer.js';
+import { OUTBOX_CHANNEL } from '../outbox/outbox.store.js';
+import { notifyIf } from '../outbox/outbox.writer.js';
 import { rethrowReferenceViolation } from '../common/pg-errors.js';
 import { PG_POOL } from '../common/pg-pool.js';
 import type { TransactionCursor } from './transaction.cursor.js';
-import { TRANSACTION_COLUMNS, TransactionRow, toTransactionRow } from './transaction.row.js';
+import { TRANSACTION_COLUMNS, TransactionRow, toTransactionRow, transactionEventJson } from './transaction.row.js';
 
 export type NewTransaction = TransactionRow & { fingerprint: Buffer };
 
@@ -32,10 +32,10 @@ export class TransactionRepository {
   }
 
   /**
-   * Inserts the transaction and, only if it was inserted, its `transaction.created` event: one statement, so one
-   * database transaction. Returns null when the uuid was taken (nothing is written then).
+   * Inserts the transaction and, only if it was inserted, its `transaction.created` event (id `eventId`): one
+   * statement, so one database transaction. Returns false when the uuid was taken (nothing is written then).
    */
-  async insertWithEvent(row: NewTransaction, event: PlatformEvent, notify: boolean): Promise<TransactionRow | null> {
+  async insertWithEvent(row: NewTransaction, eventId: string, notify: boolean): Promise<boolean> {
     const rows = await this.sql
       .rows(
         `WITH inserted AS (
@@ -43,9 +43,12 @@ export class TransactionRepository {
                                   amount, currency, three_d_secure, creation_fingerprint, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
          ON CONFLICT (uuid) DO NOTHING
-         RETURNING ${TRANSACTION_COLUMNS}
-       ), appended AS (${outboxInsertFrom('inserted', 15)})
-       SELECT inserted.*, ${notifyIf(19)} AS notified FROM inserted`,
+         RETURNING *
+       ), appended AS (
+         INSERT INTO outbox_event (id, type, subject_id, payload)
+         SELECT $15, $16, uuid, ${transactionEventJson('inserted', 15)} FROM inserted
+       )
+       SELECT ${notifyIf(17)} AS notified FROM inserted`,
         [
           row.uuid,
           row.merchantId,
@@ -61,15 +64,14 @@ export class TransactionRepository {
           row.fingerprint,
           row.createdAt,
           row.updatedAt,
-          ...outboxParams(event),
+          eventId,
+          'transaction.created',
           notify,
         ],
         'transaction-insert',
       )
       .catch(rethrowReferenceViolation);
-    if (!rows.length) return null;
-    const { notified: _notified, ...inserted } = rows[0];
-    return toTransactionRow(inserted);
+    return rows.length === 1;
   }
 
   async findWithFingerprint(uuid: string): Promise<{ row: TransactionRow; fingerprint: Buffer } | null> {
@@ -93,27 +95,40 @@ export class TransactionRepository {
   }
 
   /**
-   * Compare-and-set of the status with its `transaction.status_changed` event, in one statement: changes `current`
-   * to `next` only if the stored status and updatedAt are still those of `current` (the row lock of the UPDATE
-   * serialises concurrent changes; a loser changes nothing and gets false). Transactions are otherwise immutable.
+   * Moves the transaction to `status` with its `transaction.status_changed` event (id `eventId`), in one statement,
+   * if its status is one of `from`. Returns the transaction as it was before (null if there is none) and whether
+   * it changed. The UPDATE compares against that same reading (status and updated_at), so a change committed
+   * concurrently in between makes it change nothing: the caller reads the answer again and decides again.
    */
   async changeStatusWithEvent(
-    current: TransactionRow,
-    next: TransactionRow,
-    event: PlatformEvent,
+    uuid: string,
+    status: string,
+    from: readonly string[],
+    updatedAt: Date,
+    eventId: string,
     notify: boolean,
-  ): Promise<boolean> {
+  ): Promise<{ before: TransactionRow; changed: boolean } | null> {
     const rows = await this.sql.rows(
-      `WITH changed AS (
-         UPDATE transaction SET status = $2, updated_at = $3
-          WHERE uuid = $1 AND status = $4 AND date_trunc('milliseconds', updated_at) = $5
-         RETURNING uuid
-       ), appended AS (${outboxInsertFrom('changed', 6)})
-       SELECT ${notifyIf(10)} AS notified FROM changed`,
-      [current.uuid, next.status, next.updatedAt, current.status, current.updatedAt, ...outboxParams(event), notify],
+      `WITH current AS (
+         SELECT * FROM transaction WHERE uuid = $1
+       ), changed AS (
+         UPDATE transaction t SET status = $2, updated_at = $3
+           FROM current c
+          WHERE t.uuid = c.uuid AND c.status = ANY($4::text[]) AND t.status = c.status AND t.updated_at = c.updated_at
+         RETURNING t.*
+       ), appended AS (
+         INSERT INTO outbox_event (id, type, subject_id, payload)
+         SELECT $5, $6, uuid, ${transactionEventJson('changed', 5)} FROM changed
+       )
+       SELECT ${TRANSACTION_COLUMNS}, done IS NOT NULL AS changed,
+              CASE WHEN done AND $7::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS notified
+         FROM current LEFT JOIN (SELECT true AS done FROM changed) moved ON true`,
+      [uuid, status, updatedAt, from, eventId, 'transaction.status_changed', notify],
       'transaction-change-status',
     );
-    return rows.length === 1;
+    if (!rows.length) return null;
+    const { changed, notified: _notified, ...before } = rows[0];
+    return { before: toTransactionRow(before), changed: changed as boolean };
   }
 
   /** One transaction of one merchant: another merchant's uuid is simply not found. */

@@ -44,3 +44,24 @@ export function toTransactionRecord(row: TransactionRow): TransactionRecord {
     threeDSecure: row.threeDSecure,
   };
 }
+
+/** SQL of a timestamptz as `Date.prototype.toISOString()` writes it (UTC, milliseconds, `Z`). */
+const isoInstant = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * SQL of the `transaction.*` event envelope (libs/messaging's PlatformEvent) for the transaction row `t` (raw
+ * columns), with the event id and type as parameters `$first` and `$first + 1`. Its `data` is the row's
+ * TransactionRecord exactly as `JSON.stringify(toTransactionRecord(row))` writes it; built by the statement that
+ * writes the row, so an event carries what was committed and a status change needs no read first. Kept equal to
+ * `platformEvent()` + `toTransactionRecord()` by transaction.events.medium-spec.ts.
+ */
+export function transactionEventJson(t: string, first: number): string {
+  return `json_build_object(
+    'id', $${first}::uuid, 'type', $${first + 1}::text, 'category', 'transaction', 'merchantId', ${t}.merchant_id,
+    'integrationId', ${t}.integration_id, 'occurredAt', ${isoInstant(`${t}.updated_at`)}, 'subjectId', ${t}.uuid,
+    'data', json_build_object(
+      'uuid', ${t}.uuid, 'referenceId', ${t}.reference_id, 'status', ${t}.status, 'psp', ${t}.psp, 'type', ${t}.type,
+      'paymentMethod', ${t}.payment_method, 'amount', ${t}.amount, 'currency', ${t}.currency,
+      'integrationId', ${t}.integration_id, 'createdAt', ${isoInstant(`${t}.created_at`)},
+      'updatedAt', ${isoInstant(`${t}.updated_at`)}, 'threeDSecure', ${t}.three_d_secure))`;
+}

@@ -5,12 +5,11 @@ import { ProblemException } from '#platform';
 import { parseInstant } from '../common/instant.js';
 import { ReferenceChecker } from '../merchant/reference.checker.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
-import { platformEvent } from '../outbox/platform-event.js';
 import type { ChangeTransactionStatusDto, CreateTransactionDto } from './transaction.dto.js';
 import { creationFingerprint } from './transaction.fingerprint.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionRow, toTransactionRecord } from './transaction.row.js';
-import { statusMove, TRANSACTION_STATUS_MOVES } from './transaction.status-machine.js';
+import { STATUSES_BEFORE, statusMove, TRANSACTION_STATUS_MOVES } from './transaction.status-machine.js';
 
 type LatestTransaction = PublicTransaction<typeof LATEST_API_VERSION>;
 
@@ -25,7 +24,7 @@ const STATUS_CHANGE_ATTEMPTS = 5;
 
 /**
  * Records payments and their status changes (platform API). Each change and its event are written by one statement
- * (see TransactionRepository), i.e. in one database transaction; the relay is woken right after.
+ * (see TransactionRepository), i.e. in one database transaction and one round trip; the relay is woken right after.
  */
 @Injectable()
 export class TransactionService {
@@ -67,12 +66,12 @@ export class TransactionService {
 
     const inserted = await this.transactions.insertWithEvent(
       { ...row, fingerprint },
-      this.event('transaction.created', row),
+      randomUUID(),
       this.outbox.mustNotify,
     );
     if (inserted) {
       this.outbox.committed();
-      return { transaction: render(inserted), created: true };
+      return { transaction: render(row), created: true };
     }
     const existing = await this.transactions.findWithFingerprint(row.uuid);
     if (!existing || !existing.fingerprint.equals(fingerprint)) {
@@ -85,46 +84,37 @@ export class TransactionService {
 
   /** Moves a transaction to `status` if the state machine allows it; the same status again changes nothing. */
   async changeStatus(uuid: string, input: ChangeTransactionStatusDto): Promise<LatestTransaction> {
+    const from = STATUSES_BEFORE[input.status];
     for (let attempt = 0; attempt < STATUS_CHANGE_ATTEMPTS; attempt += 1) {
-      const current = await this.transactions.findByUuid(uuid);
-      if (!current) throw new ProblemException(404, 'No transaction has this uuid.');
-      const move = statusMove(current.status, input.status);
-      if (move === 'same') return render(current);
+      const updatedAt = new Date();
+      const outcome = await this.transactions.changeStatusWithEvent(
+        uuid,
+        input.status,
+        from,
+        updatedAt,
+        randomUUID(),
+        this.outbox.mustNotify,
+      );
+      if (!outcome) throw new ProblemException(404, 'No transaction has this uuid.');
+      const { before, changed } = outcome;
+      if (changed) {
+        this.outbox.committed();
+        return render({ ...before, status: input.status, updatedAt });
+      }
+      const move = statusMove(before.status, input.status);
+      if (move === 'same') return render(before);
       if (move === 'forbidden') {
-        const allowed = TRANSACTION_STATUS_MOVES[current.status];
+        const allowed = TRANSACTION_STATUS_MOVES[before.status];
         throw new ProblemException(
           409,
-          `A transaction in status ${current.status} cannot move to ${input.status}; ` +
-            (allowed.length ? `allowed: ${allowed.join(', ')}.` : `${current.status} is final.`),
+          `A transaction in status ${before.status} cannot move to ${input.status}; ` +
+            (allowed.length ? `allowed: ${allowed.join(', ')}.` : `${before.status} is final.`),
           { type: 'urn:problem:status-transition', title: 'Status change not allowed' },
         );
       }
-      const next: TransactionRow = { ...current, status: input.status, updatedAt: new Date() };
-      if (
-        await this.transactions.changeStatusWithEvent(
-          current,
-          next,
-          this.event('transaction.status_changed', next),
-          this.outbox.mustNotify,
-        )
-      ) {
-        this.outbox.committed();
-        return render(next);
-      }
-      // Another change won the race: read again and decide again.
+      // Allowed, yet another change won the race: decide again on the newer reading.
     }
     throw new ProblemException(409, 'The transaction changed concurrently; send the status again.');
-  }
-
-  private event(type: 'transaction.created' | 'transaction.status_changed', row: TransactionRow) {
-    return platformEvent({
-      type,
-      merchantId: row.merchantId,
-      integrationId: row.integrationId,
-      subjectId: row.uuid,
-      occurredAt: row.updatedAt,
-      data: toTransactionRecord(row),
-    });
   }
 }
 

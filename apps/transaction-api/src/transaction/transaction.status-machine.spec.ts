@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { TRANSACTION_STATUSES } from '#domain';
-import { describeStatusMoves, statusMove, TRANSACTION_STATUS_MOVES } from './transaction.status-machine.js';
+import {
+  describeStatusMoves,
+  STATUSES_BEFORE,
+  statusMove,
+  TRANSACTION_STATUS_MOVES,
+} from './transaction.status-machine.js';
 
 describe('transaction status machine', () => {
   it('has a row for every status and only moves to known statuses, never to itself', () => {
@@ -47,6 +52,15 @@ describe('transaction status machine', () => {
       }
     }
     expect([...reached].sort()).toEqual([...TRANSACTION_STATUSES].sort());
+  });
+
+  it('lists, for each status, exactly the statuses allowed to move to it', () => {
+    for (const to of TRANSACTION_STATUSES) {
+      for (const from of TRANSACTION_STATUSES) {
+        expect([from, to, STATUSES_BEFORE[to].includes(from)]).toEqual([from, to, statusMove(from, to) === 'allowed']);
+      }
+    }
+    expect(STATUSES_BEFORE.refunded).toEqual(['confirmed', 'refund_pending', 'partially-refunded', 'chargeback']);
   });
 
   it('describes itself as a table for the docs', () => {

@@ -32,6 +32,14 @@ export const TRANSACTION_STATUS_MOVES: Readonly<Record<TransactionStatus, readon
   declined: [],
 };
 
+/** For each status, the statuses a transaction may move to it from (the moves above, read backwards). */
+export const STATUSES_BEFORE: Readonly<Record<TransactionStatus, readonly TransactionStatus[]>> = Object.fromEntries(
+  TRANSACTION_STATUSES.map((to) => [
+    to,
+    TRANSACTION_STATUSES.filter((from) => TRANSACTION_STATUS_MOVES[from].includes(to)),
+  ]),
+) as Record<TransactionStatus, TransactionStatus[]>;
+
 export type StatusMove = 'same' | 'allowed' | 'forbidden';
 
 export function statusMove(from: TransactionStatus, to: TransactionStatus): StatusMove {

@@ -146,6 +146,21 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     expect(log.duration_ms).toBeGreaterThanOrEqual(790);
   });
 
+  it('logs a response body PostgreSQL cannot store as text (NUL bytes, a character cut in half) with replacements', async () => {
+    // 999 ASCII characters, then an emoji (2 UTF-16 units) the 1,000-character excerpt cuts in half.
+    const body = `ok\u0000${'x'.repeat(996)}\u{1F600} and more`;
+    receiver.setResponder((request) => ({ status: 200, body: request.path === '/binary' ? body : 'ok' }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/binary`, retryOnError: false });
+    const other = await createWebhook({ merchantId, url: `${receiver.url}/plain`, retryOnError: false });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(hook.id)).length === 1 && (await logsOf(other.id)).length === 1, {
+      what: 'both attempts logged',
+    });
+    const [log] = await logsOf(hook.id);
+    expect(log.status).toBe(200);
+    expect(log.response_excerpt).toBe(`ok\uFFFD${'x'.repeat(996)}\uFFFD`);
+  });
+
   it('a 301 is logged as 301 and not followed', async () => {
     receiver.setResponder((request) =>
       request.path === '/moved' ? { status: 301, headers: { location: `${receiver.url}/new-home` } } : { status: 200 },

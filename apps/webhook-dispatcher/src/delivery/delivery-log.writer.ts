@@ -50,29 +50,20 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
     return rows.length === 0;
   }
 
+  /**
+   * One statement per batch, the rows as one JSON array: V8 serialises it natively, where 13 parameter arrays would
+   * each be quoted and escaped element by element by the driver (a few per cent of the dispatcher's CPU).
+   */
   private async insert(records: AttemptRecord[]): Promise<void> {
-    const col = <K extends keyof AttemptRecord>(key: K) => records.map((r) => r[key]);
     await this.db.query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
                                 duration_ms, error, response_excerpt, created_at, next_attempt_at)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::uuid[], $7::jsonb[],
-                            $8::int[], $9::int[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[])
+       SELECT * FROM json_to_recordset($1::json)
+         AS r(id uuid, "deliveryId" uuid, "webhookId" uuid, attempt int, "eventType" text, "eventId" uuid,
+              request jsonb, status int, "durationMs" int, error text, "responseExcerpt" text,
+              "createdAt" timestamptz, "nextAttemptAt" timestamptz)
        ON CONFLICT (id) DO NOTHING`,
-      [
-        col('id'),
-        col('deliveryId'),
-        col('webhookId'),
-        col('attempt'),
-        col('eventType'),
-        col('eventId'),
-        records.map((r) => JSON.stringify(r.request)),
-        col('status'),
-        col('durationMs'),
-        col('error'),
-        col('responseExcerpt'),
-        col('createdAt'),
-        col('nextAttemptAt'),
-      ],
+      [JSON.stringify(records)],
     );
   }
 

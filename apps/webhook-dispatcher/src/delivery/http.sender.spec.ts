@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeadlineList } from './deadline-list.js';
-import { HttpSender } from './http.sender.js';
+import { HttpSender, storableText } from './http.sender.js';
 
 const TIMEOUT_MS = 400;
 
@@ -162,5 +162,14 @@ describe('DeadlineList', () => {
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(expired).toEqual(['a', 'c']);
     expect(deadlines.size).toBe(0);
+  });
+});
+
+describe('storableText', () => {
+  it('replaces NUL and unpaired surrogates with U+FFFD and keeps everything else', () => {
+    expect(storableText('a\u0000b')).toBe('a\uFFFDb');
+    expect(storableText('cut \uD83D')).toBe('cut \uFFFD');
+    expect(storableText('\uDE00 low first')).toBe('\uFFFD low first');
+    expect(storableText('pair \uD83D\uDE00 ünï')).toBe('pair \uD83D\uDE00 ünï');
   });
 });

@@ -150,7 +150,7 @@ export class HttpSender implements OnApplicationShutdown {
       case 'EAI_AGAIN':
         return 'Host not found: the domain name does not resolve';
       default:
-        return `${code ?? e.name ?? 'Error'}: ${(e.message ?? String(error)).slice(0, 300)}`;
+        return storableText(`${code ?? e.name ?? 'Error'}: ${(e.message ?? String(error)).slice(0, 300)}`);
     }
   }
 
@@ -227,7 +227,20 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.cancelDeadline?.();
     const excerpt =
-      error === null && this.size > 0 ? Buffer.concat(this.chunks).toString('utf8').slice(0, EXCERPT_CHARS) : null;
+      error === null && this.size > 0
+        ? storableText(Buffer.concat(this.chunks).toString('utf8').slice(0, EXCERPT_CHARS))
+        : null;
     this.finish(status, error, excerpt);
   }
+}
+
+/** NUL, and a UTF-16 surrogate without its partner (e.g. a character the excerpt cut in half). */
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text a receiver controls, made storable in a PostgreSQL text column: PostgreSQL refuses NUL and invalid UTF-8,
+ * and one such value would fail the whole batch of log rows it is written with. Each is replaced by U+FFFD.
+ */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE, '\uFFFD');
 }

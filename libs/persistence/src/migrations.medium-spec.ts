@@ -46,6 +46,37 @@ describe('migrations (real PostgreSQL)', () => {
     expect(await tables()).toEqual(expect.arrayContaining(['merchant', 'integration']));
   });
 
+  it("deletes a webhook's deliveries and their log with the webhook", async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ webhook: string }>(
+        `WITH m AS (INSERT INTO merchant (id, name) VALUES (gen_random_uuid(), 'M') RETURNING id),
+              w AS (INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events)
+                    SELECT gen_random_uuid(), id, 'W', 'https://example.com/h', 'json', '2026-08-20', true, '{transaction}'
+                      FROM m RETURNING id),
+              d AS (INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url,
+                                                  content_type, version, retry_on_error, body)
+                    SELECT gen_random_uuid(), w.id, m.id, gen_random_uuid(), 'transaction.created', '{}',
+                           'https://example.com/h', 'json', '2026-08-20', true, '\\x7b7d'
+                      FROM w, m RETURNING id, webhook_id, event_id),
+              l AS (INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request,
+                                             status, duration_ms)
+                    SELECT gen_random_uuid(), d.id, d.webhook_id, 1, 'transaction.created', d.event_id, '{}', 200, 5
+                      FROM d RETURNING webhook_id)
+         SELECT webhook_id AS webhook FROM l`,
+      );
+      const webhook = rows[0].webhook;
+      const count = async (table: string) =>
+        (await client.query(`SELECT count(*)::int AS n FROM ${table} WHERE webhook_id = $1`, [webhook])).rows[0].n;
+      expect([await count('webhook_delivery'), await count('webhook_log')]).toEqual([1, 1]);
+      await client.query('DELETE FROM webhook WHERE id = $1', [webhook]);
+      expect([await count('webhook_delivery'), await count('webhook_log')]).toEqual([0, 0]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('lets concurrent migrators serialise on the advisory lock', async () => {
     await revert(url, MIGRATIONS.length);
     const results = await Promise.all([migrate(url), migrate(url), migrate(url)]);

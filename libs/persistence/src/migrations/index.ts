@@ -2,6 +2,7 @@ import { Merchants1763800000000 } from './1763800000000-merchants.js';
 import { Webhooks1763800100000 } from './1763800100000-webhooks.js';
 import { BackendUsers1763800300000 } from './1763800300000-backend-users.js';
 import { Transactions1763800410000 } from './1763800410000-transactions.js';
+import { WebhookLogWebhookFk1763800500000 } from './1763800500000-webhook-log-webhook-fk.js';
 
 /** Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Webhooks1763800100000,
   BackendUsers1763800300000,
   Transactions1763800410000,
+  WebhookLogWebhookFk1763800500000,
 ];

@@ -9,6 +9,15 @@ export const RELAY_LOCK_KEY = 727_100;
 const FAILURE_BACKOFF_MS = 1_000;
 const CLEANUP_EVERY_MS = 3_600_000;
 
+/**
+ * Planner settings of the relay's own connection. Every sent event leaves a dead entry in the pending index until
+ * a vacuum; with statistics that expect few pending rows PostgreSQL reads that index as a bitmap, visiting every
+ * dead entry's heap page on every round and never marking them dead, so each round costs more than the last (here:
+ * 2 ms per round after 30,000 events; commit → published p50 from 2 to 15 ms). An ordered index scan marks dead
+ * entries as it passes them (later rounds skip them) and stops after `LIMIT` rows.
+ */
+export const RELAY_SESSION_OPTIONS = '-c enable_bitmapscan=off -c enable_seqscan=off';
+
 type RoundOutcome = 'idle' | 'more' | 'failed';
 
 /**
@@ -68,6 +77,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const client = new pg.Client({
         connectionString: this.config.base.databaseUrl,
         application_name: 'transaction-api:outbox-relay',
+        options: RELAY_SESSION_OPTIONS,
         connectionTimeoutMillis: 5_000,
         keepAlive: true,
       });

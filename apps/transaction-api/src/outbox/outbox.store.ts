@@ -11,6 +11,9 @@ export interface OutboxRow {
   payload: string;
 }
 
+export const PENDING_SQL = `SELECT seq, id, type, subject_id AS "subjectId", payload::text AS payload
+                              FROM outbox_event WHERE sent_at IS NULL ORDER BY seq LIMIT $1`;
+
 /** The relay's queries, on the relay's own connection (which also holds its advisory lock). */
 export class OutboxStore {
   constructor(private readonly client: pg.Client) {}
@@ -26,12 +29,7 @@ export class OutboxStore {
 
   /** The oldest unsent events, in publishing order. */
   async pending(limit: number): Promise<OutboxRow[]> {
-    const { rows } = await this.client.query<OutboxRow>({
-      name: 'outbox-pending',
-      text: `SELECT seq, id, type, subject_id AS "subjectId", payload::text AS payload
-               FROM outbox_event WHERE sent_at IS NULL ORDER BY seq LIMIT $1`,
-      values: [limit],
-    });
+    const { rows } = await this.client.query<OutboxRow>({ name: 'outbox-pending', text: PENDING_SQL, values: [limit] });
     return rows;
   }
 

@@ -27,7 +27,7 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } =
+const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round, watchBrokerWal } =
   await import('../lib/infra.js');
 const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } =
   await import('../../dist/libs/domain/src/index.js');
@@ -238,6 +238,7 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     base,
     createMerchant,
     createWebhook,
+    watchBrokerWal,
     startApp,
     waitReady,
     stopChild,

@@ -80,6 +80,7 @@ export async function latencyScenario(ctx) {
     await ask('arrivals');
 
     const answered = new Map();
+    const wal = ctx.watchBrokerWal();
     const started = performance.now();
     const inFlight = [];
     for (let i = 0; i < total; i += 1) {
@@ -110,6 +111,7 @@ export async function latencyScenario(ctx) {
     const achievedRate = round(total / ((performance.now() - started) / 1000), 0);
     const measuredFrom = new Set(uuids.slice(warmUp));
     await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const walRollovers = wal.stop();
     const { arrivals } = await ask('arrivals');
     const latencies = [];
     const warmUpLatencies = [];
@@ -155,6 +157,11 @@ export async function latencyScenario(ctx) {
       maxMs: round(latencies[latencies.length - 1] ?? NaN),
       p99By5s,
       stages,
+      // When RabbitMQ's quorum-queue WAL rolled over, in seconds from the first measured answer (negative: warm-up).
+      brokerWal: {
+        maxBytes: wal.maxBytes,
+        rolloversAtSeconds: walRollovers.map((at) => round((performance.timeOrigin + at - firstAnswer) / 1000)),
+      },
       warmUp: {
         seconds: WARMUP_SECONDS,
         deliveries: warmUpLatencies.length,

@@ -1,6 +1,7 @@
 // Shared set-up for the benchmarks: a dedicated database and vhost per benchmark (never the dev data),
 // child processes for the apps, and small statistics helpers. Loopback only; every loop is bounded.
 import { execFileSync, spawn } from 'node:child_process';
+import { globSync } from 'node:fs';
 import { dropDatabase, ensureDatabase, migrate } from '../../dist/libs/persistence/src/index.js';
 import { APP_NODE_FLAGS } from '../../scripts/node-flags.js';
 
@@ -71,3 +72,43 @@ export function percentile(sorted, p) {
 }
 
 export const round = (n, digits = 1) => Number(n.toFixed(digits));
+
+/**
+ * Watches the local RabbitMQ's quorum-queue write-ahead log: its size limit (`raft.wal_max_size_bytes`) and the
+ * moments it rolls over to a new file, when RabbitMQ writes what the full one held into per-queue segments — on
+ * this 2-core host a stall of a few hundred milliseconds with the default 512 MiB. `stop()` returns the rollover
+ * times (performance.now()). Without access to the broker's files it reports nothing.
+ */
+export function watchBrokerWal() {
+  let maxBytes = null;
+  try {
+    const out = execFileSync('rabbitmqctl', ['eval', 'application:get_env(ra, wal_max_size_bytes).'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    maxBytes = Number(/\{ok,(\d+)\}/.exec(out)?.[1]) || null;
+  } catch {
+    // no rabbitmqctl here
+  }
+  const walFiles = () => {
+    try {
+      return globSync('/var/lib/rabbitmq/mnesia/*/quorum/*/*.wal').sort().join();
+    } catch {
+      return '';
+    }
+  };
+  const rollovers = [];
+  let last = walFiles();
+  const timer = setInterval(() => {
+    const now = walFiles();
+    if (now !== last && last !== '') rollovers.push(performance.now());
+    last = now;
+  }, 250);
+  return {
+    maxBytes,
+    stop() {
+      clearInterval(timer);
+      return rollovers;
+    },
+  };
+}

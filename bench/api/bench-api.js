@@ -12,7 +12,7 @@
 //
 // Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/payments_bench_api), BENCH_AMQP_URL
 // (default amqp://guest:guest@127.0.0.1:5672, a vhost `bench-api` is created when rabbitmqctl is available),
-// BENCH_ROWS (1000000), BENCH_DURATION (seconds per run, 10), BENCH_CONNECTIONS (32), BENCH_KEEP_DB=1 to keep
+// BENCH_ROWS (1000000), BENCH_DURATION (seconds per run, 10), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10 = the app's default, for app and baseline), BENCH_KEEP_DB=1 to keep
 // (and reuse) the filled database.
 import amqplib from 'amqplib';
 import autocannon from 'autocannon';
@@ -33,6 +33,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10);
 const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'read,write').split(',');
 const PLATFORM_TOKEN = randomBytes(24).toString('base64url');
@@ -196,7 +197,7 @@ async function startApp(amqpUrl) {
         AMQP_URL: amqpUrl,
         PLATFORM_TOKEN,
         TRANSACTION_API_PORT: String(port),
-        DATABASE_POOL_SIZE: '20',
+        DATABASE_POOL_SIZE: String(POOL_SIZE),
       },
       stdio: ['ignore', 'inherit', 'inherit'],
     },
@@ -211,7 +212,7 @@ async function startApp(amqpUrl) {
 
 async function startBaseline(merchantId) {
   const child = fork(new URL('baseline-server.js', import.meta.url).pathname, [], {
-    env: { PATH: process.env.PATH, DATABASE_URL, MERCHANT_ID: merchantId, POOL_SIZE: '20' },
+    env: { PATH: process.env.PATH, DATABASE_URL, MERCHANT_ID: merchantId, POOL_SIZE: String(POOL_SIZE) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(child);
@@ -571,7 +572,7 @@ function render(report) {
     `## Run of ${new Date().toISOString()}`,
     '',
     `${ROWS.toLocaleString('en')} transactions of one merchant; autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, ` +
-      `median of ${ROUNDS} rounds; node ${process.version}, ${await_cpus()} CPUs; app and baseline each with a pool of 20 PostgreSQL connections.`,
+      `median of ${ROUNDS} rounds; node ${process.version}, ${await_cpus()} CPUs; app and baseline each with a pool of ${POOL_SIZE} PostgreSQL connections.`,
     '',
   ];
   if (report.results.length) {

@@ -92,18 +92,22 @@ export function watchBrokerWal() {
   }
   const walFiles = () => {
     try {
-      return globSync('/var/lib/rabbitmq/mnesia/*/quorum/*/*.wal').sort().join();
+      return globSync('/var/lib/rabbitmq/mnesia/*/quorum/*/*.wal');
     } catch {
-      return '';
+      return [];
     }
   };
+  // A rollover is a new WAL file appearing (the old one disappears a little later: not counted again).
   const rollovers = [];
-  let last = walFiles();
+  const seen = new Set(walFiles());
   const timer = setInterval(() => {
-    const now = walFiles();
-    if (now !== last && last !== '') rollovers.push(performance.now());
-    last = now;
+    for (const file of walFiles()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      if (seen.size > 1) rollovers.push(performance.now());
+    }
   }, 250);
+  timer.unref();
   return {
     maxBytes,
     stop() {

@@ -73,7 +73,7 @@ describe('long attempts hand their message over to a stand-in (no message held f
         (await amqp.queueDepth(guardQueueName(GUARD_DELAY_MS))) === 0 && (await standInsDropped()) > droppedBefore,
       { timeoutMs: GUARD_DELAY_MS + 5_000, what: 'the stand-in to come back and be dropped' },
     );
-    await new Promise((resolve) => setTimeout(resolve, 500)); // had it been attempted instead, the POST would show
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // had it been attempted instead, the POST would show
     expect(receiver.to('/slow')).toHaveLength(1);
     expect(await logsOf(hook.id)).toHaveLength(1);
   }, 30_000);

@@ -70,6 +70,10 @@ describe('migrations (real PostgreSQL)', () => {
       const count = async (table: string) =>
         (await client.query(`SELECT count(*)::int AS n FROM ${table} WHERE webhook_id = $1`, [webhook])).rows[0].n;
       expect([await count('webhook_delivery'), await count('webhook_log')]).toEqual([1, 1]);
+      const keys = await client.query(
+        `SELECT confrelid::regclass::text AS target FROM pg_constraint WHERE conrelid = 'webhook_log'::regclass AND contype = 'f'`,
+      );
+      expect(keys.rows.map((row) => row.target)).toEqual(['webhook_delivery']); // not webhook: through the delivery
       await client.query('DELETE FROM webhook WHERE id = $1', [webhook]);
       expect([await count('webhook_delivery'), await count('webhook_log')]).toEqual([0, 0]);
     } finally {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { EventTap } from '../../test/event-tap.js';
 import { loadTransactionApiConfig } from '../config/transaction-api.config.js';
 import { dropDatabase, ensureDatabase, migrate } from '#persistence';
-import { OutboxRelay, RELAY_SESSION_OPTIONS } from './outbox.relay.js';
+import { OutboxRelay, RELAY_SESSION_SETTINGS } from './outbox.relay.js';
 import { PENDING_SQL } from './outbox.store.js';
 
 /** Two relays on one database (real PostgreSQL and RabbitMQ): one publishes at a time, in order, and hands over. */
@@ -86,13 +86,14 @@ describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
 /** The relay's pending query on an outbox full of sent events that no vacuum has cleared yet (real PostgreSQL). */
 describe('OutboxRelay pending query', () => {
   const url = testEnv().databaseUrl.replace(/\/([^/?]+)(\?|$)/, '/$1_outbox_plan$2');
-  const client = (options?: string) => new pg.Client({ connectionString: url, options });
+  const client = () => new pg.Client({ connectionString: url });
   type Plan = { 'Node Type': string; 'Index Name'?: string; Plans?: Plan[] };
   const nodes = (plan: Plan): Plan[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-  const explain = async (options?: string) => {
-    const db = client(options);
+  const explain = async (settings?: string) => {
+    const db = client();
     await db.connect();
     try {
+      if (settings) await db.query(settings);
       const { rows } = await db.query(`EXPLAIN (FORMAT JSON) ${PENDING_SQL}`, [500]);
       return nodes(rows[0]['QUERY PLAN'][0].Plan as Plan).map((node) => node['Node Type']);
     } finally {
@@ -120,8 +121,8 @@ describe('OutboxRelay pending query', () => {
   });
 
   it('reads the pending index in order on the relay connection, not as a bitmap of every dead entry', async () => {
-    expect(await explain()).toContain('Bitmap Index Scan'); // what PostgreSQL would choose by itself
-    const plan = await explain(RELAY_SESSION_OPTIONS);
-    expect(plan).toEqual(['Limit', 'Index Scan']);
+    // PostgreSQL 15 here chooses a bitmap scan by itself (printed for comparison, not asserted: it may differ).
+    console.info(`pending query plan without the relay's settings: ${(await explain()).join(' > ')}`);
+    expect(await explain(RELAY_SESSION_SETTINGS)).toEqual(['Limit', 'Index Scan']);
   });
 });

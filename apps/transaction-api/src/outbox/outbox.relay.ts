@@ -14,9 +14,10 @@ const CLEANUP_EVERY_MS = 3_600_000;
  * a vacuum; with statistics that expect few pending rows PostgreSQL reads that index as a bitmap, visiting every
  * dead entry's heap page on every round and never marking them dead, so each round costs more than the last (here:
  * 2 ms per round after 30,000 events; commit → published p50 from 2 to 15 ms). An ordered index scan marks dead
- * entries as it passes them (later rounds skip them) and stops after `LIMIT` rows.
+ * entries as it passes them (later rounds skip them) and stops after `LIMIT` rows. Set after connecting (options
+ * in the connection string would override connection-time options).
  */
-export const RELAY_SESSION_OPTIONS = '-c enable_bitmapscan=off -c enable_seqscan=off';
+export const RELAY_SESSION_SETTINGS = 'SET enable_bitmapscan = off; SET enable_seqscan = off';
 
 type RoundOutcome = 'idle' | 'more' | 'failed';
 
@@ -77,7 +78,6 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       const client = new pg.Client({
         connectionString: this.config.base.databaseUrl,
         application_name: 'transaction-api:outbox-relay',
-        options: RELAY_SESSION_OPTIONS,
         connectionTimeoutMillis: 5_000,
         keepAlive: true,
       });
@@ -90,6 +90,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       client.on('notification', () => this.wake());
       try {
         await client.connect();
+        await client.query(RELAY_SESSION_SETTINGS);
         await this.session(new OutboxStore(client), () => broken);
       } catch (error) {
         if (!this.stopped) this.logger.warn(`relay paused: ${(error as Error).message}`);

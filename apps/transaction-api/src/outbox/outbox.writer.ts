@@ -4,16 +4,8 @@ import type { Sql } from '../common/sql.js';
 import { OUTBOX_CHANNEL } from './outbox.store.js';
 import { OutboxRelay } from './outbox.relay.js';
 
-/**
- * SQL that appends one event to the outbox for each row of `source` (a CTE of the same statement), so a change and
- * its event are written by one statement, i.e. in one database transaction. `$first`…`$first+3` are the values of
- * {@link outboxParams}.
- */
-export function outboxInsertFrom(source: string, first: number): string {
-  return `INSERT INTO outbox_event (id, type, subject_id, payload) SELECT $${first}, $${first + 1}, $${first + 2}, $${first + 3} FROM ${source}`;
-}
-
-export function outboxParams(event: PlatformEvent): unknown[] {
+/** The outbox row's values of an event: id, type, subject and the JSON published. */
+function outboxParams(event: PlatformEvent): unknown[] {
   return [event.id, event.type, event.subjectId, JSON.stringify(event)];
 }
 

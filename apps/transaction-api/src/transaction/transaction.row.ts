@@ -50,8 +50,9 @@ const isoInstant = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'Y
 
 /**
  * SQL of the `transaction.*` event envelope (libs/messaging's PlatformEvent) for the transaction row `t` (raw
- * columns), with the event id and type as parameters `$first` and `$first + 1`. Its `data` is the row's
- * TransactionRecord exactly as `JSON.stringify(toTransactionRecord(row))` writes it; built by the statement that
+ * columns), with the event id and type as parameters `$first` and `$first + 1`. Parsed, it equals what
+ * `JSON.stringify(platformEvent(...))` with `data: toTransactionRecord(row)` gives (spacing and the key order inside
+ * `threeDSecure` differ; consumers parse it); built by the statement that
  * writes the row, so an event carries what was committed and a status change needs no read first. Kept equal to
  * `platformEvent()` + `toTransactionRecord()` by transaction.events.medium-spec.ts.
  */

@@ -6,8 +6,8 @@ import pg from 'pg';
 import { EventTap } from '../../test/event-tap.js';
 import { loadTransactionApiConfig } from '../config/transaction-api.config.js';
 import { dropDatabase, ensureDatabase, migrate } from '#persistence';
-import { OutboxRelay, RELAY_SESSION_SETTINGS } from './outbox.relay.js';
-import { PENDING_SQL } from './outbox.store.js';
+import { OutboxRelay } from './outbox.relay.js';
+import { PENDING_SQL, RELAY_SESSION_SETTINGS } from './outbox.store.js';
 
 /** Two relays on one database (real PostgreSQL and RabbitMQ): one publishes at a time, in order, and hands over. */
 describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {

@@ -9,16 +9,6 @@ export const RELAY_LOCK_KEY = 727_100;
 const FAILURE_BACKOFF_MS = 1_000;
 const CLEANUP_EVERY_MS = 3_600_000;
 
-/**
- * Planner settings of the relay's own connection. Every sent event leaves a dead entry in the pending index until
- * a vacuum; with statistics that expect few pending rows PostgreSQL reads that index as a bitmap, visiting every
- * dead entry's heap page on every round and never marking them dead, so each round costs more than the last (here:
- * 2 ms per round after 30,000 events; commit → published p50 from 2 to 15 ms). An ordered index scan marks dead
- * entries as it passes them (later rounds skip them) and stops after `LIMIT` rows. Set after connecting (options
- * in the connection string would override connection-time options).
- */
-export const RELAY_SESSION_SETTINGS = 'SET enable_bitmapscan = off; SET enable_seqscan = off';
-
 type RoundOutcome = 'idle' | 'more' | 'failed';
 
 /**
@@ -90,8 +80,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
       client.on('notification', () => this.wake());
       try {
         await client.connect();
-        await client.query(RELAY_SESSION_SETTINGS);
-        await this.session(new OutboxStore(client), () => broken);
+        const store = new OutboxStore(client);
+        await store.configureSession();
+        await this.session(store, () => broken);
       } catch (error) {
         if (!this.stopped) this.logger.warn(`relay paused: ${(error as Error).message}`);
       } finally {

@@ -9,8 +9,9 @@ function outboxParams(event: PlatformEvent): unknown[] {
   return [event.id, event.type, event.subjectId, JSON.stringify(event)];
 }
 
-/** SQL that NOTIFYs the relay at commit when `$param` is true. */
-export const notifyIf = (param: number) => `CASE WHEN $${param}::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END`;
+/** SQL that NOTIFYs the relay at commit when `$param` is true (and the SQL condition `and`, if given). */
+export const notifyIf = (param: number, and = 'true') =>
+  `CASE WHEN ${and} AND $${param}::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END`;
 
 /**
  * Appends events to the outbox inside the caller's database transaction, so an event exists exactly when the

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { sqlOf, type Sql } from '../common/sql.js';
-import { OUTBOX_CHANNEL } from '../outbox/outbox.store.js';
 import { notifyIf } from '../outbox/outbox.writer.js';
 import { rethrowReferenceViolation } from '../common/pg-errors.js';
 import { PG_POOL } from '../common/pg-pool.js';
@@ -121,7 +120,7 @@ export class TransactionRepository {
          SELECT $5, $6, uuid, ${transactionEventJson('changed', 5)} FROM changed
        )
        SELECT ${TRANSACTION_COLUMNS}, done IS NOT NULL AS changed,
-              CASE WHEN done AND $7::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS notified
+              ${notifyIf(7, 'done')} AS notified
          FROM current LEFT JOIN (SELECT true AS done FROM changed) moved ON true`,
       [uuid, status, updatedAt, from, eventId, 'transaction.status_changed', notify],
       'transaction-change-status',

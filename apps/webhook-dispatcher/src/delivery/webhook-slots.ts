@@ -37,7 +37,7 @@ export class WebhookSlots {
       return this.start(webhookId, state);
     }
     if (this.isSlow(state)) return undefined;
-    // A backlog (too many waiting for this webhook, or for all together) goes to the slow lane at once; the
+    // A backlog (maxWaiters already waiting for this webhook) goes to the slow lane at once; the
     // deliveries already waiting keep their place.
     if (state.waiters.length >= this.options.maxWaiters) return undefined;
     // Every slowMs without a slot: give up (slow lane) if the webhook turned slow, else wait on.

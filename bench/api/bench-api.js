@@ -13,7 +13,7 @@
 // Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/payments_bench_api), BENCH_AMQP_URL
 // (default amqp://guest:guest@127.0.0.1:5672, a vhost `bench-api` is created when rabbitmqctl is available),
 // BENCH_ROWS (1000000), BENCH_DURATION (seconds per run, 10), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10 = the app's default, for app and baseline), BENCH_KEEP_DB=1 to keep
-// (and reuse) the filled database.
+// (and reuse) the filled database, BENCH_APP_NODE_ARGS (extra node flags for app and baseline, e.g. `--cpu-prof`).
 import amqplib from 'amqplib';
 import autocannon from 'autocannon';
 import { execFile, fork, spawn } from 'node:child_process';
@@ -212,6 +212,7 @@ async function startApp(amqpUrl) {
 
 async function startBaseline(merchantId) {
   const child = fork(new URL('baseline-server.js', import.meta.url).pathname, [], {
+    execArgv: process.env.BENCH_APP_NODE_ARGS ? process.env.BENCH_APP_NODE_ARGS.split(' ') : [],
     env: { PATH: process.env.PATH, DATABASE_URL, MERCHANT_ID: merchantId, POOL_SIZE: String(POOL_SIZE) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

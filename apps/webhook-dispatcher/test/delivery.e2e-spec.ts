@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import amqplib from 'amqplib';
+import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { signLegacyHex } from '#domain';
 import { QUEUES, publishWebhookChanged, type AmqpClient } from '#messaging';
@@ -244,5 +245,37 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     expect(receiver.to('/payouts-only')).toHaveLength(0);
     expect(receiver.to('/foreign')).toHaveLength(0);
     expect([v1, php, linked, unlinkedOnlyPayouts, foreign, otherIntegration]).toHaveLength(6);
+  });
+
+  it('an event fanned out again keeps its deliveries: a recorded one is sent under its first id, an attempted one not again', async () => {
+    receiver.setResponder(() => ({ status: 200 }));
+    const event = transactionEvent(merchantId, integrationId);
+    const recorded = await createWebhook({ merchantId, url: `${receiver.url}/again-recorded` });
+    const attempted = await createWebhook({ merchantId, url: `${receiver.url}/again-attempted` });
+    const fresh = await createWebhook({ merchantId, url: `${receiver.url}/again-fresh` });
+    // As left by a dispatcher that died after recording the deliveries, having attempted only one of them.
+    const [recordedId, attemptedId] = [randomUUID(), randomUUID()];
+    await db().query(
+      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                     version, retry_on_error, body)
+       SELECT d.id, d.webhook_id, $3, $4, 'transaction', '{}', 'http://unused', 'json', '2026-08-20', true, '\\x7b7d'
+         FROM unnest($1::uuid[], $2::uuid[]) AS d(id, webhook_id)`,
+      [[recordedId, attemptedId], [recorded.id, attempted.id], merchantId, event.id],
+    );
+    await db().query(
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms)
+       VALUES ($1, $2, $3, 1, 'transaction', $4, '{}', 200, 5)`,
+      [randomUUID(), attemptedId, attempted.id, event.id],
+    );
+
+    await publishEvents(amqp, [event]);
+    await waitFor(() => receiver.to('/again-recorded').length === 1 && receiver.to('/again-fresh').length === 1, {
+      what: 'the deliveries not attempted yet',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.to('/again-recorded')[0].headers['webhook-id']).toBe(recordedId);
+    expect(receiver.to('/again-fresh')[0].headers['webhook-id']).not.toBe(recordedId);
+    expect(receiver.to('/again-attempted')).toHaveLength(0);
+    expect(await logsOf(fresh.id)).toHaveLength(1);
   });
 });

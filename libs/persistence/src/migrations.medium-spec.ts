@@ -81,6 +81,39 @@ describe('migrations (real PostgreSQL)', () => {
     }
   });
 
+  it('leads an index with every foreign key whose parent can be deleted, so a delete never reads a whole table', async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // A foreign key's columns must begin some index of the referencing table; otherwise deleting a parent row
+      // (ON DELETE CASCADE, or the check that nothing refers to it) scans the whole referencing table.
+      const { rows } = await client.query<{ key: string }>(
+        `SELECT c.conrelid::regclass::text || '.' || string_agg(a.attname, ',' ORDER BY k.ord) AS key
+           FROM pg_constraint c
+           CROSS JOIN LATERAL unnest(c.conkey) WITH ORDINALITY AS k(attnum, ord)
+           JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+          WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace
+            AND NOT EXISTS (
+              SELECT 1 FROM pg_index i
+               WHERE i.indrelid = c.conrelid
+                 AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey
+                 AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] <@ c.conkey)
+          GROUP BY c.oid, c.conrelid
+          ORDER BY 1`,
+      );
+      expect(rows.map((row) => row.key)).toEqual([
+        // Their parents (merchant, backend_user, integration) are never deleted by any of the services.
+        'backend_session.merchant_id',
+        'backend_session.user_id',
+        'subscription.integration_id',
+        'transaction.integration_id',
+        'webhook.integration_id',
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('lets concurrent migrators serialise on the advisory lock', async () => {
     await revert(url, MIGRATIONS.length);
     const results = await Promise.all([migrate(url), migrate(url), migrate(url)]);

@@ -47,7 +47,7 @@ export class DeliveryRepository {
                      $8::text[], $9::text[], $10::boolean[], $11::int[])
               AS u(id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version,
                    retry_on_error, body_index)
-       ON CONFLICT (event_id, webhook_id) DO NOTHING
+       ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id, webhook_id, event_id`,
       [
         column('id'),
@@ -76,10 +76,12 @@ export class DeliveryRepository {
         if (eventId && ids.size < deliveries.length) {
           // This event was fanned out before (the dispatcher stopped before acking it): reuse those ids, and
           // publish again the ones that were never attempted (at-least-once; receivers dedupe on webhook-id).
+          // Naming the webhooks lets the lookup use the (webhook_id, event_id) key.
           const existing: Array<{ id: string; webhook_id: string }> = await this.db.query(
             `SELECT d.id, d.webhook_id FROM webhook_delivery d
-              WHERE d.event_id = $1 AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id)`,
-            [eventId],
+              WHERE d.webhook_id = ANY($2::uuid[]) AND d.event_id = $1
+                AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id)`,
+            [eventId, deliveries.map((delivery) => delivery.webhookId)],
           );
           for (const row of existing) ids.set(row.webhook_id, row.id);
         }

@@ -8,6 +8,8 @@
 //    freshly started dispatcher and API), then SECONDS s measured, through the platform API;
 //    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
 //    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).
+// Broker: a RabbitMQ node of the benchmark's own with the settings the platform ships (deploy/rabbitmq/), started
+// from this machine's RabbitMQ installation; BENCH_BROKER=system runs against the machine's broker as configured.
 // Results: printed, and written to bench/results/dispatch.json and, as a chart, dispatch.svg. Everything runs on 127.0.0.1 and stops by itself.
 import { fork, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -27,7 +29,7 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round, watchBrokerWal } =
+const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } =
   await import('../lib/infra.js');
 const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } =
   await import('../../dist/libs/domain/src/index.js');
@@ -41,6 +43,7 @@ const db = new pg.Pool({ connectionString: infra.databaseUrl, max: 4 });
 const cipher = new SecretCipher(Buffer.from(BENCH_KEY, 'base64'));
 const results = {
   machine: { cores: (await import('node:os')).cpus().length, node: process.version },
+  broker: infra.broker,
   date: new Date().toISOString(),
 };
 
@@ -238,7 +241,7 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     base,
     createMerchant,
     createWebhook,
-    watchBrokerWal,
+    watchBrokerWal: infra.watchBrokerWal,
     startApp,
     waitReady,
     stopChild,

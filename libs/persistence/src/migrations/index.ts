@@ -4,6 +4,7 @@ import { BackendUsers1763800300000 } from './1763800300000-backend-users.js';
 import { Transactions1763800410000 } from './1763800410000-transactions.js';
 import { WebhookLogWebhookFk1763800500000 } from './1763800500000-webhook-log-webhook-fk.js';
 import { WebhookDeliveryWebhookIndex1763800600000 } from './1763800600000-webhook-delivery-webhook-index.js';
+import { OutboxEventIdKey1763800700000 } from './1763800700000-outbox-event-id-key.js';
 
 /** Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Transactions1763800410000,
   WebhookLogWebhookFk1763800500000,
   WebhookDeliveryWebhookIndex1763800600000,
+  OutboxEventIdKey1763800700000,
 ];

@@ -444,6 +444,25 @@ function cpuMeter() {
   };
 }
 
+/** PostgreSQL's write-ahead log per operation from now until `perOperation`: records, full-page images, bytes. */
+async function walMeter() {
+  const read = async () =>
+    (
+      await query(
+        `SELECT wal_records::float8 AS records, wal_fpi::float8 AS fpi, wal_bytes::float8 AS bytes FROM pg_stat_wal`,
+      )
+    )[0];
+  const before = await read();
+  return {
+    async perOperation(operations) {
+      const after = await read();
+      return Object.fromEntries(
+        Object.keys(after).map((key) => [key, Number(((after[key] - before[key]) / operations).toFixed(2))]),
+      );
+    },
+  };
+}
+
 /** Events written after `before` (an outbox seq): how many, and commit → confirmed-and-marked-sent p50/p99 in ms. */
 async function sentTiming(before) {
   const [timing] = await query(
@@ -470,6 +489,7 @@ async function measureWrites(app, baseline, filled, amqpUrl) {
     authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge', cavv: 'x' },
   });
   const bareCpu = cpuMeter();
+  const bareWal = await walMeter();
   const bare = await writeLoad(
     baseline,
     { create: '/transactions', status: (uuid) => `/transactions/${uuid}/status` },
@@ -477,12 +497,14 @@ async function measureWrites(app, baseline, filled, amqpUrl) {
     body,
   );
   bare.cpu = bareCpu.perThousand(bare.operations);
+  bare.wal = await bareWal.perOperation(bare.operations);
   // The baseline's outbox rows are not the app's to publish.
   await query(`UPDATE outbox_event SET sent_at = now() WHERE sent_at IS NULL`);
   log('measuring recording (transaction + status change, with outbox): app');
   const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, 'content-type': 'application/json' };
   const appCpu = cpuMeter();
+  const appWal = await walMeter();
   const result = await writeLoad(
     app,
     { create: '/internal/transactions', status: (uuid) => `/internal/transactions/${uuid}/status` },
@@ -500,6 +522,7 @@ async function measureWrites(app, baseline, filled, amqpUrl) {
   const drainedAt = Date.now();
   // Up to the drained outbox: the relay's publishing is part of recording.
   result.cpu = appCpu.perThousand(result.operations);
+  result.wal = await appWal.perOperation(result.operations);
   const timing = await sentTiming(before);
   const steady = await steadyRelay(app, headers, body, amqpUrl);
   return {
@@ -623,6 +646,10 @@ function render(report) {
             3,
           )} |`,
       ),
+      '',
+      `PostgreSQL write-ahead log per operation: app ${f(w.wal.records, 1)} records, ${f(w.wal.fpi, 2)} full-page images, ` +
+        `${f(w.wal.bytes)} bytes; baseline ${f(w.baseline.wal.records, 1)} records, ${f(w.baseline.wal.fpi, 2)} full-page images, ` +
+        `${f(w.baseline.wal.bytes)} bytes.`,
       '',
       `Outbox under that load: ${f(w.events)} events published with confirms; commit → confirmed p50 ${f(w.outboxP50, 1)} ms, p99 ${f(w.outboxP99, 1)} ms; ` +
         `backlog drained ${f(w.drainAfterLoadMs)} ms after the load stopped. At a steady 200 transactions/s: ${f(w.steady.events)} events, ` +

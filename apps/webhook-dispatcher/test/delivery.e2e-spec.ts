@@ -249,10 +249,11 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
 
   it('an event fanned out again keeps its deliveries: a recorded one is sent under its first id, an attempted one not again', async () => {
     receiver.setResponder(() => ({ status: 200 }));
-    const event = transactionEvent(merchantId, integrationId);
-    const recorded = await createWebhook({ merchantId, url: `${receiver.url}/again-recorded` });
-    const attempted = await createWebhook({ merchantId, url: `${receiver.url}/again-attempted` });
-    const fresh = await createWebhook({ merchantId, url: `${receiver.url}/again-fresh` });
+    const merchant = await createMerchant(); // only this test's webhooks match its event
+    const event = transactionEvent(merchant.merchantId, merchant.integrationId);
+    const recorded = await createWebhook({ merchantId: merchant.merchantId, url: `${receiver.url}/again-recorded` });
+    const attempted = await createWebhook({ merchantId: merchant.merchantId, url: `${receiver.url}/again-attempted` });
+    const fresh = await createWebhook({ merchantId: merchant.merchantId, url: `${receiver.url}/again-fresh` });
     // As left by a dispatcher that died after recording the deliveries, having attempted only one of them.
     const [recordedId, attemptedId] = [randomUUID(), randomUUID()];
     await db().query(
@@ -260,7 +261,7 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
                                      version, retry_on_error, body)
        SELECT d.id, d.webhook_id, $3, $4, 'transaction', '{}', 'http://unused', 'json', '2026-08-20', true, '\\x7b7d'
          FROM unnest($1::uuid[], $2::uuid[]) AS d(id, webhook_id)`,
-      [[recordedId, attemptedId], [recorded.id, attempted.id], merchantId, event.id],
+      [[recordedId, attemptedId], [recorded.id, attempted.id], merchant.merchantId, event.id],
     );
     await db().query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms)
@@ -269,13 +270,19 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     );
 
     await publishEvents(amqp, [event]);
-    await waitFor(() => receiver.to('/again-recorded').length === 1 && receiver.to('/again-fresh').length === 1, {
-      what: 'the deliveries not attempted yet',
+    await waitFor(async () => (await logsOf(recorded.id)).length === 1 && (await logsOf(fresh.id)).length === 1, {
+      what: 'the deliveries not attempted yet, logged',
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.to('/again-recorded')[0].headers['webhook-id']).toBe(recordedId);
-    expect(receiver.to('/again-fresh')[0].headers['webhook-id']).not.toBe(recordedId);
+    const { rows } = await db().query<{ id: string; webhook_id: string }>(
+      'SELECT id, webhook_id FROM webhook_delivery WHERE event_id = $1',
+      [event.id],
+    );
+    const freshId = rows.find((row) => row.webhook_id === fresh.id)?.id;
+    expect(rows).toHaveLength(3); // no second delivery for any webhook
+    expect(receiver.to('/again-recorded').map((r) => r.headers['webhook-id'])).toEqual([recordedId]);
+    expect(receiver.to('/again-fresh').map((r) => r.headers['webhook-id'])).toEqual([freshId]);
     expect(receiver.to('/again-attempted')).toHaveLength(0);
-    expect(await logsOf(fresh.id)).toHaveLength(1);
+    expect(await logsOf(attempted.id)).toHaveLength(1); // only the one it had
   });
 });

@@ -56,8 +56,12 @@ export async function migrate(url: string): Promise<string[]> {
   const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate' }));
   await dataSource.initialize();
   try {
-    // An advisory lock serialises concurrent migrators (e.g. several containers starting at once).
-    await dataSource.query('SELECT pg_advisory_lock(727001)');
+    // An advisory lock serialises concurrent migrators (e.g. several containers starting at once). They poll for it
+    // rather than wait in pg_advisory_lock: a waiting statement holds a snapshot, which a CREATE INDEX CONCURRENTLY
+    // in the lock holder's migration would wait for — a deadlock.
+    while (!(await dataSource.query('SELECT pg_try_advisory_lock(727001) AS locked'))[0].locked) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((migration) => migration.name);
   } finally {

@@ -95,7 +95,7 @@ describe('migrations (real PostgreSQL)', () => {
           WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace
             AND NOT EXISTS (
               SELECT 1 FROM pg_index i
-               WHERE i.indrelid = c.conrelid
+               WHERE i.indrelid = c.conrelid AND i.indisvalid AND i.indpred IS NULL
                  AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey
                  AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] <@ c.conkey)
           GROUP BY c.oid, c.conrelid

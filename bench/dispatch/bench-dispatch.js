@@ -166,7 +166,7 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
   const dispatched = round((total - first.count) / seconds, 0);
   // CPU seconds per 10,000 deliveries, by process, read before the dispatchers stop (their database sessions go).
   const named = new Map([[receiver.pid, 'receiver'], ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
-  const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named)));
+  const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
   const benchCpu = process.cpuUsage(benchCpuBefore);
   cpu.benchmark = (benchCpu.user + benchCpu.system) / 1e6;
   const per10k = (seconds) =>
@@ -209,7 +209,10 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
     }),
   );
   const bare = round(total / ((performance.now() - bareStart) / 1000), 0);
-  const bareCpu = cpuSecondsBetween(bareCpuBefore, cpuSnapshot(groupBy(new Map([[receiver.pid, 'receiver']]))));
+  const bareCpu = cpuSecondsBetween(
+    bareCpuBefore,
+    cpuSnapshot(groupBy(new Map([[receiver.pid, 'receiver']]), infra.brokerPids())),
+  );
   const bareClientCpu = process.cpuUsage(bareClientCpuBefore);
   bareCpu.loop = (bareClientCpu.user + bareClientCpu.system) / 1e6;
   await agent.close();
@@ -267,11 +270,11 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
 receiver.kill();
 await configChanges.close();
 await db.end();
-await infra.cleanup();
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/dispatch.json', `${JSON.stringify(results, null, 2)}\n`);
 const { dispatchChart } = await import('./chart.js');
 writeFileSync('bench/results/dispatch.svg', dispatchChart(results));
+await infra.cleanup();
 console.log(
   'written bench/results/dispatch.json and dispatch.svg (the README shows a copy: docs/benchmarks/dispatch.svg)',
 );

@@ -43,10 +43,14 @@ export function cpuSecondsBetween(before, after) {
   return seconds;
 }
 
-/** Groups the services every benchmark shares: RabbitMQ, PostgreSQL, and the given pids by name. */
-export function groupBy(named) {
+/**
+ * Groups the services every benchmark shares: RabbitMQ, PostgreSQL, and the given pids by name. With `rabbitmqPids`
+ * only those processes count as RabbitMQ (the benchmark's own node, not the machine's idle broker beside it).
+ */
+export function groupBy(named, rabbitmqPids) {
   return (pid, comm) => {
     if (named.has(pid)) return named.get(pid);
+    if (rabbitmqPids) return rabbitmqPids.has(pid) ? 'rabbitmq' : comm === 'postgres' ? 'postgresql' : undefined;
     if (comm === 'beam.smp' || comm.startsWith('erl_') || comm === 'epmd') return 'rabbitmq';
     if (comm === 'postgres') return 'postgresql';
     return undefined;

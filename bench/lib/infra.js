@@ -1,10 +1,12 @@
-// Shared set-up for the benchmarks: a dedicated database and vhost per benchmark (never the dev data),
-// child processes for the apps, and small statistics helpers. Loopback only; every loop is bounded.
+// Shared set-up for the benchmarks: a dedicated database and, on a RabbitMQ node of the benchmark's own, a vhost per
+// benchmark (never the dev data), child processes for the apps, and small statistics helpers. Loopback only; every
+// loop is bounded.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, globSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, globSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { dropDatabase, ensureDatabase, migrate } from '../../dist/libs/persistence/src/index.js';
 import { APP_NODE_FLAGS } from '../../scripts/node-flags.js';
 
@@ -16,77 +18,127 @@ const SHIPPED_BROKER_SETTINGS = new URL('../../deploy/rabbitmq/', import.meta.ur
 /**
  * The RabbitMQ a benchmark runs against.
  * - BENCH_BROKER=dedicated (the default where RabbitMQ is installed on this machine): a node of its own, started
- *   from this machine's RabbitMQ installation on a free loopback port with the settings the platform ships
- *   (deploy/rabbitmq/*.conf, as docker-compose.yml mounts them), holding nothing but the benchmark's queues, and
- *   stopped (its files deleted) afterwards — the broker as deployed.
+ *   from this machine's RabbitMQ installation on free loopback ports with the settings the platform ships
+ *   (deploy/rabbitmq/*.conf, which docker-compose.yml mounts) and nothing else — no /etc/rabbitmq file applies —
+ *   holding only the benchmark's queues. Its files live under bench/results/ (on disk, not a tmpfs); it is stopped
+ *   and they are deleted afterwards, also when the benchmark fails or is interrupted.
  * - BENCH_BROKER=system: the machine's running broker on 127.0.0.1:5672, as it is configured.
+ * `pids()` lists the broker's own processes, for CPU accounting (the machine's idle broker is not counted).
  */
 export async function startBroker() {
-  const dedicated =
-    (process.env.BENCH_BROKER ?? 'dedicated') === 'dedicated' && existsSync(`${RABBITMQ_BIN}/rabbitmq-server`);
-  if (!dedicated) {
+  const wanted = process.env.BENCH_BROKER ?? 'dedicated';
+  if (wanted !== 'dedicated' || !existsSync(`${RABBITMQ_BIN}/rabbitmq-server`)) {
     return {
       kind: 'system',
       url: 'amqp://guest:guest@127.0.0.1:5672',
       ctl: (args, options = {}) => execFileSync('rabbitmqctl', args, { encoding: 'utf8', ...options }),
       walGlob: '/var/lib/rabbitmq/mnesia/*/quorum/*/*.wal',
+      pids: () => undefined,
       stop: () => undefined,
     };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'bench-rabbitmq-'));
-  const [port, distPort] = [await freePort(), await freePort()];
+  const dir = fileURLToPath(new URL(`../results/rabbitmq-${process.pid}/`, import.meta.url));
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'conf.d'), { recursive: true });
+  const [port, distPort] = await freePorts(2);
   const settings = readdirSync(SHIPPED_BROKER_SETTINGS)
     .filter((file) => file.endsWith('.conf'))
     .sort()
     .map((file) => readFileSync(new URL(file, SHIPPED_BROKER_SETTINGS), 'utf8'));
   writeFileSync(join(dir, 'rabbitmq.conf'), [`listeners.tcp.default = 127.0.0.1:${port}`, ...settings].join('\n'));
   writeFileSync(join(dir, 'enabled_plugins'), '[].\n');
+  writeFileSync(join(dir, 'rabbitmq-env.conf'), '');
+  // Its own Erlang cookie, written before the node and the CLI start (either would otherwise create it).
+  writeFileSync(join(dir, '.erlang.cookie'), randomBytes(20).toString('hex').toUpperCase(), { mode: 0o400 });
   const node = `bench-${process.pid}@localhost`;
+  const pidFile = join(dir, 'pid');
   const env = {
     ...process.env,
-    HOME: dir, // its own Erlang cookie
+    HOME: dir,
     RABBITMQ_NODENAME: node,
     RABBITMQ_NODE_PORT: String(port),
     RABBITMQ_DIST_PORT: String(distPort),
+    RABBITMQ_CONF_ENV_FILE: join(dir, 'rabbitmq-env.conf'),
     RABBITMQ_CONFIG_FILE: join(dir, 'rabbitmq.conf'),
+    RABBITMQ_CONFIG_FILES: join(dir, 'conf.d'),
+    RABBITMQ_ADVANCED_CONFIG_FILE: join(dir, 'advanced.config'),
     RABBITMQ_ENABLED_PLUGINS_FILE: join(dir, 'enabled_plugins'),
     RABBITMQ_MNESIA_BASE: join(dir, 'mnesia'),
     RABBITMQ_LOG_BASE: join(dir, 'log'),
-    RABBITMQ_PID_FILE: join(dir, 'pid'),
+    RABBITMQ_PID_FILE: pidFile,
   };
   const ctl = (args, options = {}) =>
     execFileSync(`${RABBITMQ_BIN}/rabbitmqctl`, ['-n', node, ...args], { encoding: 'utf8', env, ...options });
+  const brokerPid = () => {
+    try {
+      return Number(readFileSync(pidFile, 'utf8').trim()) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
   let stopped = false;
+  /** Stops the node (waiting for its VM to exit; killing it if it does not answer) and deletes its files. */
   const stop = () => {
     if (stopped) return;
     stopped = true;
+    const pid = brokerPid();
     try {
-      ctl(['stop'], { stdio: 'ignore', timeout: 60_000 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+      ctl(['stop', pidFile], { stdio: 'ignore', timeout: 60_000 });
+    } catch {
+      try {
+        if (pid) process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   };
-  process.once('exit', stop); // also when the benchmark fails half-way
-  execFileSync(`${RABBITMQ_BIN}/rabbitmq-server`, ['-detached'], { env, stdio: 'ignore' });
-  ctl(['wait', join(dir, 'pid'), '--timeout', '120'], { stdio: 'ignore' });
+  process.once('exit', stop);
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      stop();
+      process.exit(130);
+    });
+  }
+  try {
+    execFileSync(`${RABBITMQ_BIN}/rabbitmq-server`, ['-detached'], { env, stdio: 'ignore' });
+    ctl(['wait', pidFile, '--timeout', '120'], { stdio: 'ignore' });
+  } catch (error) {
+    const logs = globSync(join(dir, 'log', '*.log')).map((file) => readFileSync(file, 'utf8').slice(-3_000));
+    stop();
+    throw new Error(
+      `the benchmark's RabbitMQ node did not start (${error.message}); its log ended:\n${logs.join('\n')}`,
+    );
+  }
   return {
     kind: 'dedicated',
     url: `amqp://guest:guest@127.0.0.1:${port}`,
     ctl,
-    walGlob: `${dir}/mnesia/*/quorum/*/*.wal`,
+    walGlob: join(dir, 'mnesia', '*', 'quorum', '*', '*.wal'),
+    pids: () => {
+      const pid = brokerPid();
+      return pid ? new Set([pid]) : undefined;
+    },
     stop,
   };
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
+/** `count` distinct free loopback ports: all listened on at once, then released. */
+async function freePorts(count) {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => server.address().port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 /** A dedicated database and, on the benchmark's broker, a vhost; `cleanup()` removes both and stops the broker. */
@@ -108,10 +160,11 @@ export async function freshInfrastructure(name) {
     databaseUrl,
     amqpUrl: `${broker.url}/${vhost}`,
     broker: broker.kind,
+    brokerPids: broker.pids,
     watchBrokerWal: () => watchBrokerWal(broker),
     cleanup: async () => {
       await dropDatabase(databaseUrl);
-      broker.ctl(['delete_vhost', vhost], { stdio: 'ignore' });
+      if (broker.kind === 'system') broker.ctl(['delete_vhost', vhost], { stdio: 'ignore' });
       broker.stop();
     },
   };
@@ -160,10 +213,11 @@ export function percentile(sorted, p) {
 export const round = (n, digits = 1) => Number(n.toFixed(digits));
 
 /**
- * Watches the local RabbitMQ's quorum-queue write-ahead log: its size limit (`raft.wal_max_size_bytes`) and the
+ * Watches the benchmark broker's quorum-queue write-ahead log: its size limit (`raft.wal_max_size_bytes`) and the
  * moments it rolls over to a new file, when RabbitMQ writes what the full one held into per-queue segments — on
- * this 2-core host a stall of a few hundred milliseconds with the default 512 MiB. `stop()` returns the rollover
- * times (performance.now()). Without access to the broker's files it reports nothing.
+ * this 2-core host a stall of a few hundred milliseconds with RabbitMQ's default 512 MiB, smaller and more frequent
+ * ones with the 64 MiB the platform ships. `stop()` returns the rollover times (performance.now()). Without access
+ * to the broker's files it reports nothing.
  */
 function watchBrokerWal(broker) {
   let maxBytes = null;

@@ -11,7 +11,8 @@
 //  5. prints a Markdown report (also written to bench/results/api-<date>.md) and stops everything it started.
 //
 // Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/payments_bench_api), BENCH_AMQP_URL
-// (default amqp://guest:guest@127.0.0.1:5672, a vhost `bench-api` is created when rabbitmqctl is available),
+// (default: a RabbitMQ node of the benchmark's own with the platform's settings, see bench/lib/infra.js;
+// BENCH_BROKER=system: the machine's broker on 127.0.0.1:5672; a vhost `bench-api` either way),
 // BENCH_ROWS (1000000), BENCH_DURATION (seconds per run, 10), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10 = the app's default, for app and baseline), BENCH_KEEP_DB=1 to keep
 // (and reuse) the filled database, BENCH_APP_NODE_ARGS (extra node flags for app and baseline, e.g. `--cpu-prof`).
 import amqplib from 'amqplib';
@@ -28,7 +29,7 @@ import { cpuSecondsBetween, cpuSnapshot, groupBy } from '../lib/cpu.js';
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_bench_api';
-const AMQP_BASE = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const AMQP_GIVEN = process.env.BENCH_AMQP_URL;
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -44,7 +45,7 @@ const children = [];
 const named = new Map();
 const log = (...args) => console.error('[bench:api]', ...args);
 
-for (const url of [DATABASE_URL, AMQP_BASE]) {
+for (const url of [DATABASE_URL, AMQP_GIVEN ?? 'amqp://127.0.0.1']) {
   if (!['127.0.0.1', 'localhost'].includes(new URL(url).hostname)) throw new Error('benchmarks only target 127.0.0.1');
 }
 
@@ -54,7 +55,7 @@ async function main() {
   const persistence = await import(new URL('dist/libs/persistence/src/index.js', root).href);
 
   const filled = await prepareDatabase(persistence);
-  const amqpUrl = await prepareVhost();
+  const amqpUrl = await prepareBroker();
   try {
     const app = await startApp(amqpUrl);
     const baseline = await startBaseline(filled.merchantId);
@@ -67,7 +68,7 @@ async function main() {
     console.log(markdown);
   } finally {
     await stopChildren();
-    await dropVhost();
+    stopBroker();
     if (!KEEP_DB) await persistence.dropDatabase(DATABASE_URL);
   }
 }
@@ -139,33 +140,30 @@ async function prepareDatabase(persistence) {
   return { merchantId, integrationId, apiKey, sample, deepPage, cursorDeep: await deep((deepPage - 1) * 20 - 1) };
 }
 
-async function rabbitmqctl(...args) {
-  return run('rabbitmqctl', args, { timeout: 60_000 });
-}
+/** The benchmark's RabbitMQ (see bench/lib/infra.js), unless BENCH_AMQP_URL names one. */
+let broker;
 
-async function prepareVhost() {
+/**
+ * BENCH_AMQP_URL as given; otherwise, as for bench:dispatch, a RabbitMQ node of the benchmark's own with the
+ * settings the platform ships (BENCH_BROKER=system: the machine's broker), with a vhost `bench-api`.
+ */
+async function prepareBroker() {
+  if (AMQP_GIVEN) return AMQP_GIVEN;
+  const { startBroker } = await import('../lib/infra.js');
+  broker = await startBroker();
   try {
-    await rabbitmqctl('add_vhost', VHOST).catch(() => undefined);
-    await rabbitmqctl(
-      'set_permissions',
-      '-p',
-      VHOST,
-      decodeURIComponent(new URL(AMQP_BASE).username || 'guest'),
-      '.*',
-      '.*',
-      '.*',
-    );
-    const url = new URL(AMQP_BASE);
-    url.pathname = `/${VHOST}`;
-    return url.toString();
+    broker.ctl(['add_vhost', VHOST], { stdio: 'ignore' });
   } catch {
-    log('rabbitmqctl not available: using the broker URL as given');
-    return AMQP_BASE;
+    // exists (the machine's broker, after an interrupted run)
   }
+  broker.ctl(['set_permissions', '-p', VHOST, 'guest', '.*', '.*', '.*'], { stdio: 'ignore' });
+  return `${broker.url}/${VHOST}`;
 }
 
-async function dropVhost() {
-  await rabbitmqctl('delete_vhost', VHOST).catch(() => undefined);
+function stopBroker() {
+  if (!broker) return;
+  if (broker.kind === 'system') broker.ctl(['delete_vhost', VHOST], { stdio: 'ignore' });
+  broker.stop();
 }
 
 async function waitForHttp(url, timeoutMs = 60_000) {
@@ -437,7 +435,7 @@ function cpuMeter() {
   const loadBefore = process.cpuUsage();
   return {
     perThousand(operations) {
-      const seconds = cpuSecondsBetween(before, cpuSnapshot(groupBy(named)));
+      const seconds = cpuSecondsBetween(before, cpuSnapshot(groupBy(named, broker?.pids())));
       const load = process.cpuUsage(loadBefore);
       seconds.load = (load.user + load.system) / 1e6;
       return Object.fromEntries(

@@ -68,7 +68,7 @@ async function main() {
     console.log(markdown);
   } finally {
     await stopChildren();
-    stopBroker();
+    broker?.stop();
     if (!KEEP_DB) await persistence.dropDatabase(DATABASE_URL);
   }
 }
@@ -150,20 +150,8 @@ let broker;
 async function prepareBroker() {
   if (AMQP_GIVEN) return AMQP_GIVEN;
   const { startBroker } = await import('../lib/infra.js');
-  broker = await startBroker();
-  try {
-    broker.ctl(['add_vhost', VHOST], { stdio: 'ignore' });
-  } catch {
-    // exists (the machine's broker, after an interrupted run)
-  }
-  broker.ctl(['set_permissions', '-p', VHOST, 'guest', '.*', '.*', '.*'], { stdio: 'ignore' });
-  return `${broker.url}/${VHOST}`;
-}
-
-function stopBroker() {
-  if (!broker) return;
-  if (broker.kind === 'system') broker.ctl(['delete_vhost', VHOST], { stdio: 'ignore' });
-  broker.stop();
+  broker = await startBroker(VHOST);
+  return broker.url;
 }
 
 async function waitForHttp(url, timeoutMs = 60_000) {

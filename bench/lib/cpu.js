@@ -50,9 +50,9 @@ export function cpuSecondsBetween(before, after) {
 export function groupBy(named, rabbitmqPids) {
   return (pid, comm) => {
     if (named.has(pid)) return named.get(pid);
-    if (rabbitmqPids) return rabbitmqPids.has(pid) ? 'rabbitmq' : comm === 'postgres' ? 'postgresql' : undefined;
-    if (comm === 'beam.smp' || comm.startsWith('erl_') || comm === 'epmd') return 'rabbitmq';
     if (comm === 'postgres') return 'postgresql';
+    if (rabbitmqPids) return rabbitmqPids.has(pid) ? 'rabbitmq' : undefined;
+    if (comm === 'beam.smp' || comm.startsWith('erl_') || comm === 'epmd') return 'rabbitmq';
     return undefined;
   };
 }

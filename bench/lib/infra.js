@@ -23,9 +23,30 @@ const SHIPPED_BROKER_SETTINGS = new URL('../../deploy/rabbitmq/', import.meta.ur
  *   holding only the benchmark's queues. Its files live under bench/results/ (on disk, not a tmpfs); it is stopped
  *   and they are deleted afterwards, also when the benchmark fails or is interrupted.
  * - BENCH_BROKER=system: the machine's running broker on 127.0.0.1:5672, as it is configured.
- * `pids()` lists the broker's own processes, for CPU accounting (the machine's idle broker is not counted).
+ * Either way the benchmark gets a fresh vhost `vhost` (`url` points into it); `stop()` removes it (with the whole node,
+ * or from the machine's broker). `pids()` lists the broker's own processes, for CPU accounting (the machine's idle
+ * broker is not counted).
  */
-export async function startBroker() {
+export async function startBroker(vhost) {
+  const node = await startNode();
+  try {
+    node.ctl(['delete_vhost', vhost], { stdio: 'ignore' });
+  } catch {
+    // did not exist
+  }
+  node.ctl(['add_vhost', vhost], { stdio: 'ignore' });
+  node.ctl(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], { stdio: 'ignore' });
+  return {
+    ...node,
+    url: `${node.url}/${vhost}`,
+    stop: () => {
+      if (node.kind === 'system') node.ctl(['delete_vhost', vhost], { stdio: 'ignore' });
+      node.stop();
+    },
+  };
+}
+
+async function startNode() {
   const wanted = process.env.BENCH_BROKER ?? 'dedicated';
   if (wanted !== 'dedicated' || !existsSync(`${RABBITMQ_BIN}/rabbitmq-server`)) {
     return {
@@ -147,24 +168,15 @@ export async function freshInfrastructure(name) {
   await dropDatabase(databaseUrl);
   await ensureDatabase(databaseUrl);
   await migrate(databaseUrl);
-  const broker = await startBroker();
-  const vhost = `bench-${name}`;
-  try {
-    broker.ctl(['delete_vhost', vhost], { stdio: 'ignore' });
-  } catch {
-    // did not exist
-  }
-  broker.ctl(['add_vhost', vhost], { stdio: 'ignore' });
-  broker.ctl(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], { stdio: 'ignore' });
+  const broker = await startBroker(`bench-${name}`);
   return {
     databaseUrl,
-    amqpUrl: `${broker.url}/${vhost}`,
+    amqpUrl: broker.url,
     broker: broker.kind,
     brokerPids: broker.pids,
     watchBrokerWal: () => watchBrokerWal(broker),
     cleanup: async () => {
       await dropDatabase(databaseUrl);
-      if (broker.kind === 'system') broker.ctl(['delete_vhost', vhost], { stdio: 'ignore' });
       broker.stop();
     },
   };

@@ -13,7 +13,7 @@
 // Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/payments_bench_api), BENCH_AMQP_URL
 // (default: a RabbitMQ node of the benchmark's own with the platform's settings, see bench/lib/infra.js;
 // BENCH_BROKER=system: the machine's broker on 127.0.0.1:5672; a vhost `bench-api` either way),
-// BENCH_ROWS (1000000), BENCH_DURATION (seconds per run, 10), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10 = the app's default, for app and baseline), BENCH_KEEP_DB=1 to keep
+// BENCH_ROWS (1000000), BENCH_DURATION (seconds per read run, 5; write runs take twice as long), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10 = the app's default, for app and baseline), BENCH_KEEP_DB=1 to keep
 // (and reuse) the filled database, BENCH_APP_NODE_ARGS (extra node flags for app and baseline, e.g. `--cpu-prof`).
 import amqplib from 'amqplib';
 import autocannon from 'autocannon';
@@ -495,8 +495,10 @@ async function measureWrites(app, baseline, filled, amqpUrl) {
   );
   bare.cpu = bareCpu.perThousand(bare.operations);
   bare.wal = await bareWal.perOperation(bare.operations);
-  // The baseline's outbox rows are not the app's to publish.
-  await query(`UPDATE outbox_event SET sent_at = now() WHERE sent_at IS NULL`);
+  // The baseline's outbox rows are not the app's to publish, and their dead index entries are not the app's to
+  // step over (autovacuum may be off): the app starts from an empty, vacuumed outbox.
+  await query(`DELETE FROM outbox_event`);
+  await query(`VACUUM outbox_event`);
   log('measuring recording (transaction + status change, with outbox): app');
   const before = (await query(`SELECT coalesce(max(seq), 0)::bigint AS seq FROM outbox_event`))[0].seq;
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, 'content-type': 'application/json' };

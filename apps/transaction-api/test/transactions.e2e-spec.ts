@@ -191,6 +191,19 @@ describe('transactions (e2e over HTTP)', () => {
       }
     });
 
+    it('counts text length as the database does: an emoji presentation sequence is two characters', async () => {
+      // "a\uFE0F" is one character to class-validator's Length, two to PostgreSQL's length() and CHECK.
+      const tooLong = { psp: 'a\uFE0F'.repeat(51), referenceId: 'a\uFE0F'.repeat(128) };
+      for (const [field, value] of Object.entries(tooLong)) {
+        const reply = await record(a, { [field]: value });
+        expect(reply.status).toBe(400);
+        expect(reply.body.errors).toEqual([{ field, message: expect.stringMatching(/characters long/) }]);
+      }
+      const fits = await record(a, { psp: 'a\uFE0F'.repeat(50), referenceId: '\u{1F600}'.repeat(255) });
+      expect(fits.status).toBe(201);
+      expect(fits.body.psp).toBe('a\uFE0F'.repeat(50));
+    });
+
     it('names the field for an unknown merchant or an integration of another merchant', async () => {
       const unknown = await api.platform('POST', '/internal/transactions', transactionBody(randomUUID(), null));
       expect(unknown.status).toBe(400);
@@ -291,7 +304,7 @@ describe('transactions (e2e over HTTP)', () => {
 
     it('answers 404 problems for any other version', async () => {
       const uuid = (await record(a)).body.uuid as string;
-      for (const version of ['1.18', '2.0', '1.017', '1', 'latest', '0.9', '1.17.0', '']) {
+      for (const version of ['1.18', '2.0', '1.017', '1', 'latest', '0.9', '1.17.0', '', 'v1.17', 'v1.0']) {
         for (const path of [`/v${version}/transactions/${uuid}`, `/v${version}/transactions`]) {
           const reply = await api.merchant(a.apiKey, path);
           expect(reply.status).toBe(404);

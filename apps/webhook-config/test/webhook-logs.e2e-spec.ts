@@ -169,6 +169,11 @@ describe('webhook log (e2e over HTTP)', () => {
       ['limit=101', 'limit'],
       ['limit=ten', 'limit'],
       ['cursor=garbage', 'cursor'],
+      // Well-formed cursors of timestamps that do not exist (PostgreSQL would refuse to cast them).
+      ...['2026-13-45 10:00:00+00', '2026-02-30 10:00:00+00', '2026-11-22 10:00:00+99'].map((createdAt) => [
+        `cursor=${Buffer.from(JSON.stringify([createdAt, randomUUID()])).toString('base64url')}`,
+        'cursor',
+      ]),
       ['outcome=maybe', 'outcome'],
     ]) {
       const answer = await client.get(`/api/webhooks/${webhook.id}/logs?${query}`);

@@ -167,6 +167,9 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
     it.each([
       ['name', { ...valid, name: '' }, 'must be between 1 and 200 characters long'],
       ['name', { ...valid, name: 'x'.repeat(201) }, 'must be between 1 and 200 characters long'],
+      // Two characters each to PostgreSQL (one to class-validator's Length), and a character it cannot store.
+      ['name', { ...valid, name: 'a\uFE0F'.repeat(101) }, 'must be between 1 and 200 characters long'],
+      ['name', { ...valid, name: 'a\u0000b' }, 'must not contain NUL characters'],
       ['url', { ...valid, url: 'shop.example/hook' }, 'must be an absolute URL starting with https:// or http://'],
       ['url', { ...valid, url: 'ftp://93.184.215.14/hook' }, 'must start with https:// or http://'],
       ['url', { ...valid, url: 'https://user:secret@93.184.215.14/hook' }, /must not contain a user name or password/],

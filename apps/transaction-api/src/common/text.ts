@@ -1,20 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsString, Length, ValidateBy } from 'class-validator';
+import { IsString } from 'class-validator';
+import { NoNul, TextLength } from '#platform';
 
 /**
- * A text field of `min`–`max` characters that PostgreSQL can store: no NUL character (PostgreSQL text cannot hold
- * one, and the insert would fail after validation).
+ * A text field of `min`–`max` characters that PostgreSQL can store: counted as its CHECK constraints count them,
+ * and without NUL characters (either would make the insert fail after validation).
  */
 export function IsText(min: number, max: number): PropertyDecorator {
-  return applyDecorators(
-    IsString(),
-    Length(min, max),
-    ValidateBy({
-      name: 'noNul',
-      validator: {
-        validate: (value: unknown) => typeof value !== 'string' || !value.includes('\0'),
-        defaultMessage: () => 'must not contain NUL characters',
-      },
-    }),
-  );
+  return applyDecorators(IsString(), TextLength(min, max), NoNul());
 }

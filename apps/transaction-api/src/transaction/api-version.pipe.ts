@@ -6,8 +6,8 @@ import { ProblemException } from '#platform';
 @Injectable()
 export class ApiVersionPipe implements PipeTransform<unknown, ApiVersion> {
   transform(value: unknown): ApiVersion {
-    const version = typeof value === 'string' && value.startsWith('v') ? value.slice(1) : value;
-    if (!isApiVersion(version)) {
+    // The route `/v:version/…` has taken the `v` off already: `/vv1.17/…` arrives as `v1.17`, not a version.
+    if (!isApiVersion(value)) {
       throw new ProblemException(
         404,
         'There is no such API version; versions 1.0 to 1.17 are served, e.g. /v1.17/transactions.',
@@ -16,6 +16,6 @@ export class ApiVersionPipe implements PipeTransform<unknown, ApiVersion> {
         },
       );
     }
-    return version;
+    return value;
   }
 }

@@ -15,7 +15,28 @@ describe('log cursor', () => {
     Buffer.from('{"a":1}').toString('base64url'),
     encodeLogCursor({ createdAt: "now'); DROP TABLE x;--", id: 'x' }),
     encodeLogCursor({ createdAt: '2026-11-22 10:00:00+00', id: 'not-a-uuid' }),
+    ...[
+      '2026-13-01 10:00:00+00',
+      '2026-02-30 10:00:00+00',
+      '2025-02-29 10:00:00+00',
+      '0000-01-01 10:00:00+00',
+      '2026-11-22 24:00:00+00',
+      '2026-11-22 10:60:00+00',
+      '2026-11-22 10:00:60+00',
+      '2026-11-22 10:00:00+16',
+      '2026-11-22 10:00:00+05:60',
+    ].map((createdAt) => encodeLogCursor({ createdAt, id: '5f0c6a2e-9d1b-4c53-8f3e-2b1a7c9d0e11' })),
   ])('refuses %p', (text) => {
     expect(decodeLogCursor(text)).toBeUndefined();
+  });
+
+  it.each([
+    '2024-02-29 23:59:59.999999+00',
+    '2026-11-22T10:00:00Z',
+    '2026-11-22 10:00:00+05:30',
+    '0001-01-01 00:00:00-15',
+  ])('accepts the real timestamp %p', (createdAt) => {
+    const cursor = { createdAt, id: '5f0c6a2e-9d1b-4c53-8f3e-2b1a7c9d0e11' };
+    expect(decodeLogCursor(encodeLogCursor(cursor))).toEqual(cursor);
   });
 });

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { NoNul, TextLength } from '#platform';
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 256;
@@ -7,8 +9,11 @@ export const PASSWORD_MAX_LENGTH = 256;
 /** `POST /internal/merchants/{merchantId}/users`. */
 export class CreateBackendUserDto {
   @ApiProperty({ example: 'owner@shop.example' })
+  // Validated as stored (trimmed, lower-case): lower-casing can lengthen a text ("İ" becomes two characters).
+  @Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value))
   @IsString({ message: 'email must be a string' })
-  @MaxLength(254, { message: 'email must be at most 254 characters long' })
+  @TextLength(1, 254, { message: 'email must be at most 254 characters long' })
+  @NoNul({ message: 'email must not contain NUL characters' })
   @IsEmail({}, { message: 'email must be an e-mail address' })
   email!: string;
 

@@ -19,7 +19,7 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
   beforeAll(async () => {
     // TRUST_PROXY lets each test speak from its own client address (X-Forwarded-For), so the per-address
     // login limit of one test does not affect the others sharing this database.
-    running = await startApp({ TRUST_PROXY: 'true' });
+    running = await startApp({ TRUST_PROXY: 'loopback' });
     ({ merchantId } = await seedMerchant(running.db));
     email = await createUser(running.baseUrl, merchantId);
   });
@@ -151,6 +151,18 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
     expect((await signInAs({ email, password: PASSWORD }, newAddress())).status).toBe(200);
   }, 60_000);
 
+  it('takes the client address from the trusted proxy, not from X-Forwarded-For entries the client wrote', async () => {
+    // The trusted proxy (loopback here) appends the address it saw; anything left of it came from the client.
+    const address = newAddress();
+    for (let i = 0; i < 20; i += 1) {
+      const forged = `203.0.113.${i + 1}, ${address}`;
+      const answer = await signInAs({ email: `forger-${i}@shop.example`, password: 'wrong password' }, forged);
+      expect(answer.status).toBe(401);
+    }
+    const next = await signInAs({ email, password: PASSWORD }, `203.0.113.250, ${address}`);
+    expect(next.status).toBe(429);
+  }, 60_000);
+
   it('holds the per-e-mail limit under concurrent attempts (attempts are counted before checking)', async () => {
     const { merchantId: m } = await seedMerchant(running.db);
     const victim = await createUser(running.baseUrl, m);
@@ -166,7 +178,7 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
   }, 60_000);
 
   it('counts attempts in PostgreSQL, so a second process enforces the same limit', async () => {
-    const second = await startApp({ TRUST_PROXY: 'true' });
+    const second = await startApp({ TRUST_PROXY: 'loopback' });
     try {
       const { merchantId: m } = await seedMerchant(running.db);
       const victim = await createUser(running.baseUrl, m);
@@ -217,6 +229,20 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
       headers: { 'content-type': 'application/json; charset=utf-8', 'x-forwarded-for': newAddress() },
     });
     expect(json.status).toBe(200);
+    // The router decodes the path (`/%61pi/session` is `/api/session`); the JSON-only rule follows the route.
+    const encoded = await fetch(`${running.baseUrl}/%61pi/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-forwarded-for': newAddress() },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    expect(encoded.status).toBe(415);
+    expect(encoded.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('refuses an e-mail PostgreSQL cannot store (NUL) with 400, not 500', async () => {
+    const answer = await signInAs({ email: 'a\u0000b@shop.example', password: 'wrong password' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors).toEqual([{ field: 'email', message: 'must not contain NUL characters' }]);
   });
 
   it('names the field when the sign-in body is incomplete', async () => {

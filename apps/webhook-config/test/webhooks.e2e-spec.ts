@@ -317,6 +317,14 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect(answer.body).toEqual({ secret: created.body.secret, previousSecretExpiresAt: null });
     });
 
+    it('never lets the secret be cached, whichever spelling of the path the router decodes', async () => {
+      const { id } = (await create({ name: 'Cache' })).body;
+      for (const path of [`/api/webhooks/${id}/secret`, `/%61pi/webhooks/${id}/secret`]) {
+        const answer = await client.get(path);
+        expect([path, answer.status, answer.headers.get('cache-control')]).toEqual([path, 200, 'no-store']);
+      }
+    });
+
     it('rotate: the new secret is current, the old one keeps signing for 24 hours', async () => {
       const created = await create();
       const id = created.body.id;

@@ -15,10 +15,10 @@ export class WebhookConfigConfig {
     /** Allow webhook URLs on loopback/private addresses (development and tests only). */
     readonly allowPrivateTargets: boolean,
     /**
-     * Behind a reverse proxy: trust X-Forwarded-For/-Proto, so login limits count the real client address and
-     * the session cookie is marked Secure when the browser spoke HTTPS.
+     * Behind reverse proxies (their addresses): trust their X-Forwarded-For/-Proto, so login limits count the real
+     * client address and the session cookie is marked Secure when the browser spoke HTTPS.
      */
-    readonly trustProxy: boolean = false,
+    readonly trustProxy: false | string[] = false,
   ) {}
 
   /** Session cookies are always Secure in production; elsewhere only when the request came over HTTPS. */
@@ -35,7 +35,7 @@ export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigCo
     reader.secret('PLATFORM_TOKEN', { devDefault: DEV_PLATFORM_TOKEN, minLength: 16 }),
     reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    reader.bool('TRUST_PROXY', false),
+    reader.proxyTrust('TRUST_PROXY'),
   );
   reader.done();
   return config;

@@ -13,7 +13,9 @@ const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/
  */
 export function acceptOnlyJsonBodies(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/api/') && !request.url.startsWith('/internal/')) return;
+    // The matched route, not the raw URL: the router decodes the path, so `/%61pi/session` is `/api/session`.
+    const path = request.routeOptions.url ?? request.url;
+    if (!path.startsWith('/api/') && !path.startsWith('/internal/')) return;
     if (!hasBody(request) || isJson(request.headers['content-type'])) return;
     sendProblem(reply, problemFor(415, 'Send the request body as JSON (Content-Type: application/json).'));
     return reply;

@@ -70,6 +70,20 @@ describe('EnvReader', () => {
     reader.int('N', { default: 1 });
     expect(fail(() => reader.done()).problems.map((p) => p.split(' ')[0])).toEqual(['B', 'P', 'U', 'N']);
   });
+
+  it('reads which proxies to trust: none or their addresses, never "any"', () => {
+    const read = (value?: string) => new EnvReader({ TRUST_PROXY: value }, false).proxyTrust('TRUST_PROXY');
+    expect(read(undefined)).toBe(false);
+    expect(read('false')).toBe(false);
+    expect(read('10.0.0.1, 10.1.0.0/16,::1,loopback')).toEqual(['10.0.0.1', '10.1.0.0/16', '::1', 'loopback']);
+    for (const value of ['true', 'yes', '1', 'proxy.example', '10.0.0.0/33', '10.0.0.1/8/8']) {
+      const reader = new EnvReader({ TRUST_PROXY: value }, false);
+      expect(reader.proxyTrust('TRUST_PROXY')).toBe(false);
+      expect(fail(() => reader.done()).problems).toEqual([
+        expect.stringMatching(/^TRUST_PROXY must be false or the addresses/),
+      ]);
+    }
+  });
 });
 
 describe('readBaseConfig', () => {

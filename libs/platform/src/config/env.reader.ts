@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Reads environment variables into typed values, collecting every problem before failing.
  * Error messages name the variable and what is wrong with it, never the value (it may be a secret).
@@ -135,6 +137,35 @@ export class EnvReader {
       return this.fail(name, `must be ${bytes} bytes encoded as base64`, Buffer.alloc(0));
     }
     return decoded;
+  }
+
+  /**
+   * Which reverse proxies to trust for X-Forwarded-For/-Proto: `false` (none, the default), or their addresses,
+   * CIDR ranges and the ranges `loopback`, `linklocal`, `uniquelocal` (comma-separated). The client address is then
+   * the last one that did not come from a trusted proxy. `true` is refused: trusting every hop takes the left-most
+   * X-Forwarded-For entry, which the client writes itself.
+   */
+  proxyTrust(name: string): false | string[] {
+    const text = this.raw(name);
+    if (text === undefined || /^(false|no)$/i.test(text)) return false;
+    const entries = text.split(',').map((entry) => entry.trim());
+    const isProxy = (entry: string) => {
+      if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+      const [address, bits, ...rest] = entry.split('/');
+      const family = isIP(address);
+      if (family === 0 || rest.length > 0) return false;
+      return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+    };
+    if (!entries.every(isProxy)) {
+      return this.fail(
+        name,
+        'must be false or the addresses of the reverse proxies in front of the app (IP addresses, CIDR ranges, ' +
+          'loopback, linklocal or uniquelocal; comma-separated); true is not accepted because it would trust any ' +
+          'X-Forwarded-For a client sends',
+        false,
+      );
+    }
+    return entries;
   }
 
   /** Throws a ConfigError listing every problem found so far. */

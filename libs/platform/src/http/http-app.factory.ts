@@ -20,8 +20,8 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Serve OpenAPI at /docs and /docs-json. */
   openApi?: { title: string; description: string; version: string; configure?: (builder: DocumentBuilder) => void };
-  /** Trust X-Forwarded-* from a reverse proxy. */
-  trustProxy?: boolean;
+  /** Trust X-Forwarded-* from these reverse proxies (addresses, CIDR ranges; see EnvReader.proxyTrust). */
+  trustProxy?: false | string[];
 }
 
 /**

@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { isPublicAddress } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { coalescedLookup, type AllAddressesLookup } from './coalesced-lookup.js';
 import { DeadlineList } from './deadline-list.js';
 
 /** The outcome of one POST: an HTTP status, or 0 with the reason when no complete response arrived. */
@@ -30,6 +31,9 @@ class BlockedAddressError extends Error {
  * must finish within WEBHOOK_TIMEOUT_MS. Every connection's resolved address is checked at connect time,
  * so a host that passed the check at configuration time cannot rebind to a private address later.
  */
+/** Every lookup of the process goes through one coalescing wrapper (see coalescedLookup). */
+const lookupAll = coalescedLookup(dnsLookup as AllAddressesLookup);
+
 @Injectable()
 export class HttpSender implements OnApplicationShutdown {
   private readonly logger = new Logger(HttpSender.name);
@@ -62,7 +66,7 @@ export class HttpSender implements OnApplicationShutdown {
 
   private readonly guardedLookup: LookupFunction = (hostname, options, callback) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
-    dnsLookup(hostname, { family, all: true }, (error, addresses: LookupAddress[]) => {
+    lookupAll(hostname, { family, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const allowed = addresses.filter((a) => this.allowPrivate || isPublicAddress(a.address));
       if (allowed.length === 0) {

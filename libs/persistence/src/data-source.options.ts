@@ -22,6 +22,13 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
     synchronize: false,
     logging: ['error', 'warn', 'migration'],
     applicationName: options.applicationName,
-    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 },
+    // TCP keepalive probes from 10 s idle on (interval and count are the OS's): a pooled connection that a failover
+    // or a network device dropped silently is found dead and replaced, instead of staying in the pool indefinitely.
+    extra: {
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
   };
 }

@@ -6,6 +6,7 @@ import { DeliveryLogWriter } from './delivery/delivery-log.writer.js';
 import { DeliveryConsumer } from './delivery/delivery.consumer.js';
 import { DeliveryService } from './delivery/delivery.service.js';
 import { HttpSender } from './delivery/http.sender.js';
+import { DatabaseRetry } from './common/database-retry.js';
 import { DispatcherLifecycle } from './dispatcher.lifecycle.js';
 import { DeliveryRepository } from './fan-out/delivery.repository.js';
 import { FanOutConsumer } from './fan-out/fan-out.consumer.js';
@@ -34,6 +35,7 @@ export class AppModule {
       providers: [
         { provide: WebhookDispatcherConfig, useValue: config },
         DispatcherMetrics,
+        DatabaseRetry,
         WebhookRepository,
         WebhookCache,
         WebhookChangesConsumer,

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
+import { DatabaseRetry, isPermanentDatabaseError } from '../common/database-retry.js';
 
 /** One attempt's log entry (CONTRACT §5); the latest entry of a delivery is its state. */
 export interface AttemptRecord {
@@ -21,40 +22,75 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
+/** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */
+type Outcome = Error | undefined;
+
 /**
  * Writes attempts in batches: rows that arrive within a few milliseconds share one statement, with two batches
  * in flight. `write` resolves once its row is committed, so the caller acks its message only after the log is
- * safe. The linger adds nothing to delivery latency (the POST is already done), only to the ack.
+ * safe; it waits out database outages (DatabaseRetry), because an attempt that is not logged would be made again.
+ * The linger adds nothing to delivery latency (the POST is already done), only to the ack.
  */
 @Injectable()
 export class DeliveryLogWriter implements OnApplicationShutdown {
-  private readonly batcher = new Batcher<AttemptRecord, void>(
+  private readonly batcher = new Batcher<AttemptRecord, Outcome>(
     { maxBatch: 500, lingerMs: 20, concurrency: 2 },
-    (records) => this.insert(records).then(() => records.map(() => undefined)),
+    (records) => this.insert(records),
   );
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly retry: DatabaseRetry,
+  ) {}
 
   write(record: AttemptRecord): Promise<void> {
-    return this.batcher.submit(record);
+    return this.retry.run(async () => {
+      const error = await this.batcher.submit(record);
+      if (error) throw error;
+    });
   }
 
   /** Whether this attempt of the delivery was logged (a delivery deleted with its webhook counts as logged). */
-  async isLogged(deliveryId: string, attempt: number): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `SELECT 1 FROM webhook_delivery d
-        WHERE d.id = $1
-          AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id AND l.attempt = $2)`,
-      [deliveryId, attempt],
-    );
-    return rows.length === 0;
+  isLogged(deliveryId: string, attempt: number): Promise<boolean> {
+    return this.retry.run(async () => {
+      const rows: unknown[] = await this.db.query(
+        `SELECT 1 FROM webhook_delivery d
+          WHERE d.id = $1
+            AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id AND l.attempt = $2)`,
+        [deliveryId, attempt],
+      );
+      return rows.length === 0;
+    });
   }
 
   /**
-   * One statement per batch, the rows as one JSON array: V8 serialises it natively, where 13 parameter arrays would
-   * each be quoted and escaped element by element by the driver (a few per cent of the dispatcher's CPU).
+   * One statement per batch. A row whose delivery is gone (its webhook was deleted while the attempt ran, and the
+   * delivery with it) is skipped. If the statement fails for a reason of one row's own, the rows are written one by
+   * one, so that row fails alone and the others' attempts are not made again.
    */
-  private async insert(records: AttemptRecord[]): Promise<void> {
+  private async insert(records: AttemptRecord[]): Promise<Outcome[]> {
+    try {
+      await this.insertRows(records);
+      return records.map(() => undefined);
+    } catch (error) {
+      if (records.length === 1 || !isPermanentDatabaseError(error)) return records.map(() => error as Error);
+      return Promise.all(
+        records.map((record) =>
+          this.insertRows([record]).then(
+            () => undefined,
+            // A foreign-key violation here: the delivery was deleted between the check and the insert.
+            (rowError: Error & { code?: string }) => (rowError.code === '23503' ? undefined : rowError),
+          ),
+        ),
+      );
+    }
+  }
+
+  /**
+   * The rows as one JSON array: V8 serialises it natively, where 13 parameter arrays would each be quoted and escaped
+   * element by element by the driver (a few per cent of the dispatcher's CPU).
+   */
+  private async insertRows(records: AttemptRecord[]): Promise<void> {
     await this.db.query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
                                 duration_ms, error, response_excerpt, created_at, next_attempt_at)
@@ -62,6 +98,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
          AS r(id uuid, "deliveryId" uuid, "webhookId" uuid, attempt int, "eventType" text, "eventId" uuid,
               request jsonb, status int, "durationMs" int, error text, "responseExcerpt" text,
               "createdAt" timestamptz, "nextAttemptAt" timestamptz)
+        WHERE EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.id = r."deliveryId")
        ON CONFLICT (id) DO NOTHING`,
       [JSON.stringify(records)],
     );

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { ConsumeMessage } from 'amqplib';
 import { AmqpClient, ATTEMPT_HEADER, GUARD_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryService, type Lane } from './delivery.service.js';
+import { DeliveryService, type Lane, type Origin } from './delivery.service.js';
 
 /**
  * Consumes `dispatcher.deliveries` with DISPATCHER_CONCURRENCY messages in flight, and the slow lane
@@ -41,8 +41,9 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
     }
     const headers = raw.properties.headers ?? {};
     const attempt = Number(headers[ATTEMPT_HEADER] ?? 1);
-    const guard = headers[GUARD_HEADER] !== undefined;
-    await this.deliveries.attempt(message, Number.isInteger(attempt) && attempt >= 1 ? attempt : 1, lane, guard);
+    const origin: Origin =
+      headers[GUARD_HEADER] !== undefined ? 'guard' : raw.fields.redelivered ? 'redelivered' : 'fresh';
+    await this.deliveries.attempt(message, Number.isInteger(attempt) && attempt >= 1 ? attempt : 1, lane, origin);
     return 'ack';
   }
 }

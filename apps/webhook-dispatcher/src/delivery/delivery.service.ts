@@ -36,6 +36,14 @@ const MAX_WAITERS_PER_WEBHOOK = 4 * MAX_IN_FLIGHT_PER_WEBHOOK;
 /** Which queue a delivery message came from. */
 export type Lane = 'normal' | 'slow';
 
+/**
+ * How the message may already have been worked on: `guard`, a stand-in for an attempt that ran long (it may have
+ * ended since); `redelivered`, given back by the broker after a dispatcher stopped or lost its connection before
+ * acking (its attempt may have been made and logged). Either is dropped if its attempt is logged: a repeat or
+ * the parking was queued before the log was written, so nothing is lost by dropping it.
+ */
+export type Origin = 'fresh' | 'guard' | 'redelivered';
+
 export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'handed-over' | 'dropped';
 
 /** One attempt of one delivery: sign the stored body, POST it, log it, and schedule what follows. */
@@ -71,10 +79,10 @@ export class DeliveryService {
     message: DeliveryMessage,
     attempt: number,
     lane: Lane = 'normal',
-    guard = false,
+    origin: Origin = 'fresh',
   ): Promise<AttemptOutcome> {
-    if (guard && (await this.log.isLogged(message.deliveryId, attempt))) {
-      this.metrics.scheduled.inc({ decision: 'stand_in_dropped' }); // the attempt it stood in for was logged
+    if (origin !== 'fresh' && (await this.log.isLogged(message.deliveryId, attempt))) {
+      this.metrics.scheduled.inc({ decision: origin === 'guard' ? 'stand_in_dropped' : 'redelivery_dropped' });
       return 'dropped';
     }
     const snapshot = message.snapshot ?? (await this.deliveries.findSnapshot(message.deliveryId));

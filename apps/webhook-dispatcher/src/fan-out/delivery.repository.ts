@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { DeliverySnapshot } from '#messaging';
 import { Batcher } from '../common/batcher.js';
+import { DatabaseRetry } from '../common/database-retry.js';
 
 export interface NewDelivery extends DeliverySnapshot {
   id: string;
@@ -20,14 +21,18 @@ export class DeliveryRepository {
     (events) => this.insertEvents(events),
   );
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly retry: DatabaseRetry,
+  ) {}
 
   /**
    * Records the deliveries of one event, keeping any that already exist (a redelivered event), and returns
-   * the ids of every delivery of this event that has not been attempted yet, keyed by webhook id.
+   * the ids of every delivery of this event that has not been attempted yet, keyed by webhook id. A webhook deleted
+   * since the cache read it gets no delivery. Waits out database outages (DatabaseRetry).
    */
   createForEvent(deliveries: NewDelivery[]): Promise<Map<string, string>> {
-    return this.inserts.submit(deliveries);
+    return this.retry.run(() => this.inserts.submit(deliveries));
   }
 
   private async insertEvents(events: NewDelivery[][]): Promise<Array<Map<string, string>>> {
@@ -47,6 +52,8 @@ export class DeliveryRepository {
                      $8::text[], $9::text[], $10::boolean[], $11::int[])
               AS u(id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version,
                    retry_on_error, body_index)
+        -- A webhook deleted since the cache read it: no delivery (its foreign key would fail the whole batch).
+        WHERE EXISTS (SELECT 1 FROM webhook w WHERE w.id = u.webhook_id)
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id, webhook_id, event_id`,
       [
@@ -92,11 +99,13 @@ export class DeliveryRepository {
 
   /** Reads a delivery for an attempt whose message carries no snapshot (tests and resends). */
   async findSnapshot(id: string): Promise<DeliverySnapshot | undefined> {
-    const rows: Array<DeliverySnapshot & { body: Buffer }> = await this.db.query(
-      `SELECT webhook_id AS "webhookId", event_id AS "eventId", event_type AS "eventType", subject,
+    const rows: Array<DeliverySnapshot & { body: Buffer }> = await this.retry.run(() =>
+      this.db.query(
+        `SELECT webhook_id AS "webhookId", event_id AS "eventId", event_type AS "eventType", subject,
               content_type AS "contentType", version, body
          FROM webhook_delivery WHERE id = $1`,
-      [id],
+        [id],
+      ),
     );
     const row = rows[0];
     return row && { ...row, body: row.body.toString('utf8') };

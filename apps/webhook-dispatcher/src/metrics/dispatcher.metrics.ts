@@ -15,7 +15,7 @@ export class DispatcherMetrics {
 
   readonly scheduled = new Counter({
     name: 'webhook_delivery_decisions_total',
-    help: 'What followed: retry (scheduled), parked (repeats used up), failed (no retry); slow_lane (webhook slow or saturated); handed_over (a long attempt gave its message back)',
+    help: 'What followed: retry (scheduled), parked (repeats used up), failed (no retry); slow_lane (webhook slow or saturated); handed_over (a long attempt gave its message back); stand_in_dropped, redelivery_dropped (its attempt was already logged)',
     labelNames: ['decision'] as const,
     registers: [this.registry],
   });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { WebhookContentType, WebhookEventCategory } from '#persistence';
+import { DatabaseRetry } from '../common/database-retry.js';
 
 export interface WebhookRow {
   id: string;
@@ -23,27 +24,34 @@ export interface SecretRow {
 const WEBHOOK_COLUMNS = `id, merchant_id AS "merchantId", integration_id AS "integrationId", url,
   content_type AS "contentType", version, retry_on_error AS "retryOnError", events`;
 
-/** Reads webhooks and their signing secrets (still encrypted). */
+/** Reads webhooks and their signing secrets (still encrypted); waits out database outages (DatabaseRetry). */
 @Injectable()
 export class WebhookRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly retry: DatabaseRetry,
+  ) {}
 
   findByMerchant(merchantId: string): Promise<WebhookRow[]> {
-    return this.db.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhook WHERE merchant_id = $1`, [merchantId]);
+    return this.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhook WHERE merchant_id = $1`, [merchantId]);
   }
 
   async findById(id: string): Promise<WebhookRow | undefined> {
-    const rows: WebhookRow[] = await this.db.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhook WHERE id = $1`, [id]);
+    const rows = await this.query<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhook WHERE id = $1`, [id]);
     return rows[0];
   }
 
   /** Secrets that can still sign (current, or rotated but not yet expired), newest first. */
   findSigningSecrets(webhookId: string): Promise<SecretRow[]> {
-    return this.db.query(
+    return this.query(
       `SELECT webhook_id AS "webhookId", ciphertext, expires_at AS "expiresAt" FROM webhook_secret
         WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > now())
         ORDER BY (expires_at IS NULL) DESC, created_at DESC`,
       [webhookId],
     );
+  }
+
+  private query<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    return this.retry.run(() => this.db.query(sql, parameters));
   }
 }

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import pg from 'pg';
+import type { AmqpClient } from '#messaging';
+import { testEnv, waitFor } from '#testing';
+import {
+  Receiver,
+  closeDb,
+  createMerchant,
+  createWebhook,
+  db,
+  publishEvents,
+  startDispatcher,
+  testAmqp,
+  transactionEvent,
+} from './dispatcher.harness.js';
+
+/** The test database's name, and a connection to the server's maintenance database to administer it. */
+const databaseName = decodeURIComponent(new URL(testEnv().databaseUrl).pathname.slice(1));
+const admin = () => {
+  const url = new URL(testEnv().databaseUrl);
+  url.pathname = '/postgres';
+  return new pg.Client({ connectionString: url.toString() });
+};
+
+/**
+ * PostgreSQL goes away for the dispatcher (its connections are cut and no new ones are accepted) for `ms`, then
+ * comes back. The test's own pool keeps its open connections, but must not be used meanwhile.
+ */
+async function databaseOutage(ms: number): Promise<void> {
+  const client = admin();
+  await client.connect();
+  try {
+    await client.query(`ALTER DATABASE "${databaseName}" WITH ALLOW_CONNECTIONS false`);
+    await client.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'webhook-dispatcher'`,
+      [databaseName],
+    );
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  } finally {
+    await client.query(`ALTER DATABASE "${databaseName}" WITH ALLOW_CONNECTIONS true`);
+    await client.end();
+  }
+}
+
+/** Every delivery of these webhooks, with how many times the receiver saw it and how many log rows it has. */
+async function deliveries(webhookIds: string[], receiver: Receiver) {
+  const { rows } = await db().query<{ id: string; logged: number }>(
+    `SELECT d.id, (SELECT count(*)::int FROM webhook_log l WHERE l.delivery_id = d.id) AS logged
+       FROM webhook_delivery d WHERE d.webhook_id = ANY($1)`,
+    [webhookIds],
+  );
+  const received = new Map<string, number>();
+  for (const request of receiver.requests) {
+    const id = request.headers['webhook-id'] as string;
+    received.set(id, (received.get(id) ?? 0) + 1);
+  }
+  return rows.map((row) => ({ ...row, received: received.get(row.id) ?? 0 }));
+}
+
+describe('database outages and deleted webhooks (real PostgreSQL and RabbitMQ)', () => {
+  let dispatcher: INestApplication;
+  let amqp: AmqpClient;
+  const receiver = new Receiver(() => ({ status: 200, delayMs: 200 }));
+
+  beforeAll(async () => {
+    await receiver.start();
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+    dispatcher = await startDispatcher();
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await amqp.close();
+    await receiver.stop();
+    await closeDb();
+  });
+
+  it('PostgreSQL gone for 3 s mid-stream: every event fanned out, every delivery POSTed and logged exactly once', async () => {
+    const { merchantId, integrationId } = await createMerchant();
+    const hooks = [];
+    for (let i = 0; i < 3; i += 1) hooks.push(await createWebhook({ merchantId, url: `${receiver.url}/outage/${i}` }));
+    const webhookIds = hooks.map((hook) => hook.id);
+    const events = Array.from({ length: 300 }, () => transactionEvent(merchantId, integrationId));
+
+    await publishEvents(amqp, events.slice(0, 150));
+    await waitFor(() => receiver.requests.filter((r) => r.path.startsWith('/outage/')).length >= 60, {
+      timeoutMs: 30_000,
+      what: 'deliveries under way',
+    });
+    const outage = databaseOutage(3_000);
+    // Events that arrive while the database is away must wait, not be parked.
+    await publishEvents(amqp, events.slice(150));
+    await outage;
+
+    const all = await waitFor(
+      async () => {
+        const rows = await deliveries(webhookIds, receiver);
+        return rows.length === 900 && rows.every((row) => row.logged > 0) && rows;
+      },
+      { timeoutMs: 60_000, what: '900 deliveries, each logged' },
+    );
+    // Retry is off for these webhooks: exactly one attempt each, whatever the outage cut short.
+    expect(all.filter((row) => row.logged !== 1 || row.received !== 1)).toEqual([]);
+  }, 120_000);
+
+  it('a webhook deleted while its attempts run costs other webhooks nothing: each of theirs POSTed and logged once', async () => {
+    const [doomed, kept] = [await createMerchant(), await createMerchant()];
+    const doomedHook = await createWebhook({ merchantId: doomed.merchantId, url: `${receiver.url}/doomed` });
+    const keptHook = await createWebhook({ merchantId: kept.merchantId, url: `${receiver.url}/kept` });
+    const events = Array.from({ length: 100 }, (_, i) =>
+      i % 2 ? transactionEvent(kept.merchantId, kept.integrationId) : transactionEvent(doomed.merchantId, null),
+    );
+    await publishEvents(amqp, events);
+    await waitFor(() => receiver.to('/doomed').length >= 10, { timeoutMs: 30_000, what: 'doomed attempts running' });
+    // Deleted as webhook-config deletes it, its deliveries with it (ON DELETE CASCADE), while its attempts are in
+    // flight; the dispatcher's cache still holds it, so attempts of its queued deliveries finish too.
+    await db().query('DELETE FROM webhook WHERE id = $1', [doomedHook.id]);
+
+    const ofKept = await waitFor(
+      async () => {
+        const rows = await deliveries([keptHook.id], receiver);
+        return rows.length === 50 && rows.every((row) => row.logged > 0) && rows;
+      },
+      { timeoutMs: 60_000, what: "the kept webhook's 50 deliveries, each logged" },
+    );
+    expect(ofKept.filter((row) => row.logged !== 1 || row.received !== 1)).toEqual([]);
+  }, 120_000);
+});

@@ -126,4 +126,26 @@ describe('database outages and deleted webhooks (real PostgreSQL and RabbitMQ)',
     );
     expect(ofKept.filter((row) => row.logged !== 1 || row.received !== 1)).toEqual([]);
   }, 120_000);
+
+  it("an event for a webhook deleted since the dispatcher's cache read it still reaches the merchant's other webhook", async () => {
+    const { merchantId, integrationId } = await createMerchant();
+    const gone = await createWebhook({ merchantId, url: `${receiver.url}/cached-gone` });
+    const other = await createWebhook({ merchantId, url: `${receiver.url}/cached-other` });
+    // The first event puts both webhooks into the cache; then one is deleted without telling the dispatcher (as if
+    // webhook-config's announcement were lost), so the fan-out still plans a delivery for it.
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(() => receiver.to('/cached-other').length === 1, { what: 'the first event delivered' });
+    await db().query('DELETE FROM webhook WHERE id = $1', [gone.id]);
+
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(() => receiver.to('/cached-other').length === 2, {
+      timeoutMs: 20_000,
+      what: 'the second event delivered',
+    });
+    const { rows } = await db().query('SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1', [
+      other.id,
+    ]);
+    expect(rows[0].n).toBe(2);
+    expect(receiver.to('/cached-gone')).toHaveLength(1);
+  }, 60_000);
 });

@@ -35,7 +35,26 @@ export class DeliveryRepository {
     return this.retry.run(() => this.inserts.submit(deliveries));
   }
 
-  private async insertEvents(events: NewDelivery[][]): Promise<Array<Map<string, string>>> {
+  /**
+   * A webhook deleted since the cache read it fails the batch on the foreign key; the batch is then inserted again
+   * without that webhook's rows (checking in every statement would cost each row a lookup the key makes anyway).
+   */
+  private async insertEvents(
+    events: NewDelivery[][],
+    skipDeletedWebhooks = false,
+  ): Promise<Array<Map<string, string>>> {
+    try {
+      return await this.insertEventsOnce(events, skipDeletedWebhooks);
+    } catch (error) {
+      if ((error as { code?: string }).code !== '23503' || skipDeletedWebhooks) throw error;
+      return this.insertEventsOnce(events, true);
+    }
+  }
+
+  private async insertEventsOnce(
+    events: NewDelivery[][],
+    skipDeletedWebhooks: boolean,
+  ): Promise<Array<Map<string, string>>> {
     const rows = events.flat();
     const column = <K extends keyof NewDelivery>(key: K) => rows.map((d) => d[key]);
     // Webhooks of one event mostly share a body (same version and content type): send each distinct body
@@ -52,8 +71,7 @@ export class DeliveryRepository {
                      $8::text[], $9::text[], $10::boolean[], $11::int[])
               AS u(id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version,
                    retry_on_error, body_index)
-        -- A webhook deleted since the cache read it: no delivery (its foreign key would fail the whole batch).
-        WHERE EXISTS (SELECT 1 FROM webhook w WHERE w.id = u.webhook_id)
+        ${skipDeletedWebhooks ? 'WHERE EXISTS (SELECT 1 FROM webhook w WHERE w.id = u.webhook_id)' : ''}
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id, webhook_id, event_id`,
       [

@@ -1,11 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AmqpClient } from '#messaging';
+import { DatabaseRetry } from './common/database-retry.js';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveryService } from './delivery/delivery.service.js';
 
 /**
  * Graceful shutdown (SIGTERM): stop taking messages, let attempts in flight finish and be logged (up to the
- * delivery timeout), and only then let the database and broker connections close. Whatever is still
+ * delivery timeout; work waiting out a database outage waits with them), and only then let the database and broker
+ * connections close. Whatever is still
  * unsettled is redelivered by the broker to another dispatcher.
  */
 @Injectable()
@@ -16,6 +18,7 @@ export class DispatcherLifecycle implements BeforeApplicationShutdown {
     private readonly amqp: AmqpClient,
     private readonly config: WebhookDispatcherConfig,
     private readonly deliveries: DeliveryService,
+    private readonly databaseRetry: DatabaseRetry,
   ) {}
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
@@ -25,5 +28,8 @@ export class DispatcherLifecycle implements BeforeApplicationShutdown {
     await this.amqp.stopConsuming(graceMs);
     // Attempts whose messages were handed over: their stand-ins attempt them again if they are cut short here.
     await this.deliveries.settleDetached(graceMs);
+    // Grace is over: work still waiting for the database gives up, so the log's drain and the closing connections
+    // are not held up by it; its messages go back to the broker.
+    this.databaseRetry.stop();
   }
 }

@@ -104,4 +104,35 @@ describe('long attempts hand their message over to a stand-in (no message held f
     expect(receiver.to('/orphan')).toHaveLength(1);
     expect(await logsOf(hook.id)).toHaveLength(1);
   });
+
+  it("a resend's log entry with the same attempt number does not stand in for the automatic attempt", async () => {
+    const { merchantId } = await createMerchant();
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/resent` });
+    const deliveryId = randomUUID();
+    await db().query(
+      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                     version, retry_on_error, body)
+       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, convert_to('{"n":2}', 'UTF8'))`,
+      [deliveryId, hook.id, merchantId, randomUUID(), JSON.stringify({ uuid: randomUUID() }), `${receiver.url}/resent`],
+    );
+    // Attempt 1 failed and scheduled attempt 2; meanwhile the merchant resent, which took number 2 as well.
+    for (const [attempt, manual] of [
+      [1, false],
+      [2, true],
+    ] as const) {
+      await db().query(
+        `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+                                  duration_ms, manual)
+         VALUES ($1, $2, $3, $4, 'transaction', $5, '{}', 500, 5, $6)`,
+        [randomUUID(), deliveryId, hook.id, attempt, randomUUID(), manual],
+      );
+    }
+    // The automatic attempt 2's stand-in comes back (its dispatcher died while the attempt ran).
+    await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify({ deliveryId })), {
+      messageId: deliveryId,
+      headers: { [ATTEMPT_HEADER]: 2, [GUARD_HEADER]: 1 },
+    });
+    await waitFor(async () => (await logsOf(hook.id)).length === 3, { what: 'the automatic attempt 2 to be made' });
+    expect(receiver.to('/resent').map((r) => r.body)).toEqual(['{"n":2}']);
+  });
 });

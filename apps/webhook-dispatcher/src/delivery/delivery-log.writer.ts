@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
-import { DatabaseRetry, isPermanentDatabaseError } from '../common/database-retry.js';
+import { DatabaseRetry, isTransientDatabaseError } from '../common/database-retry.js';
 
 /** One attempt's log entry (CONTRACT §5); the latest entry of a delivery is its state. */
 export interface AttemptRecord {
@@ -20,10 +20,15 @@ export interface AttemptRecord {
   responseExcerpt: string | null;
   createdAt: Date;
   nextAttemptAt: Date | null;
+  /** A test or resend from the merchant backend (see isLogged). */
+  manual: boolean;
 }
 
 /** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */
 type Outcome = Error | undefined;
+
+/** A foreign-key violation: the row's delivery was deleted (with its webhook) while the attempt ran. */
+const deliveryGone = (error: unknown) => (error as { code?: string }).code === '23503';
 
 /**
  * Writes attempts in batches: rows that arrive within a few milliseconds share one statement, with two batches
@@ -50,13 +55,16 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
     });
   }
 
-  /** Whether this attempt of the delivery was logged (a delivery deleted with its webhook counts as logged). */
+  /**
+   * Whether this automatic attempt of the delivery was logged (a delivery deleted with its webhook counts as
+   * logged). A manual attempt's entry does not count: a resend may carry the number of a repeat still waiting.
+   */
   isLogged(deliveryId: string, attempt: number): Promise<boolean> {
     return this.retry.run(async () => {
       const rows: unknown[] = await this.db.query(
         `SELECT 1 FROM webhook_delivery d
           WHERE d.id = $1
-            AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id AND l.attempt = $2)`,
+            AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id AND l.attempt = $2 AND NOT l.manual)`,
         [deliveryId, attempt],
       );
       return rows.length === 0;
@@ -75,12 +83,14 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
       await this.insertRows(records);
       return records.map(() => undefined);
     } catch (error) {
-      if (records.length === 1 || !isPermanentDatabaseError(error)) return records.map(() => error as Error);
+      // The database is away: every row waits for it (DatabaseRetry in `write`).
+      if (isTransientDatabaseError(error)) return records.map(() => error as Error);
+      if (records.length === 1) return [deliveryGone(error) ? undefined : (error as Error)];
       return Promise.all(
         records.map((record) =>
           this.insertRows([record]).then(
             () => undefined,
-            (rowError: Error & { code?: string }) => (rowError.code === '23503' ? undefined : rowError),
+            (rowError: Error) => (deliveryGone(rowError) ? undefined : rowError),
           ),
         ),
       );
@@ -94,11 +104,11 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   private async insertRows(records: AttemptRecord[]): Promise<void> {
     await this.db.query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
-                                duration_ms, error, response_excerpt, created_at, next_attempt_at)
+                                duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
        SELECT * FROM json_to_recordset($1::json)
          AS r(id uuid, "deliveryId" uuid, "webhookId" uuid, attempt int, "eventType" text, "eventId" uuid,
               request jsonb, status int, "durationMs" int, error text, "responseExcerpt" text,
-              "createdAt" timestamptz, "nextAttemptAt" timestamptz)
+              "createdAt" timestamptz, "nextAttemptAt" timestamptz, manual boolean)
        ON CONFLICT (id) DO NOTHING`,
       [JSON.stringify(records)],
     );

@@ -239,6 +239,7 @@ export class DeliveryService {
       responseExcerpt: result.responseExcerpt,
       createdAt,
       nextAttemptAt,
+      manual: message.manual === true,
     });
     return 'attempted';
   }

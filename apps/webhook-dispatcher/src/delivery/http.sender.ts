@@ -7,6 +7,9 @@ import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js'
 import { coalescedLookup, type AllAddressesLookup } from './coalesced-lookup.js';
 import { DeadlineList } from './deadline-list.js';
 
+/** Every lookup of the process goes through one coalescing wrapper (see coalescedLookup). */
+const lookupAll = coalescedLookup(dnsLookup as AllAddressesLookup);
+
 /** The outcome of one POST: an HTTP status, or 0 with the reason when no complete response arrived. */
 export interface SendResult {
   status: number;
@@ -31,9 +34,6 @@ class BlockedAddressError extends Error {
  * must finish within WEBHOOK_TIMEOUT_MS. Every connection's resolved address is checked at connect time,
  * so a host that passed the check at configuration time cannot rebind to a private address later.
  */
-/** Every lookup of the process goes through one coalescing wrapper (see coalescedLookup). */
-const lookupAll = coalescedLookup(dnsLookup as AllAddressesLookup);
-
 @Injectable()
 export class HttpSender implements OnApplicationShutdown {
   private readonly logger = new Logger(HttpSender.name);

@@ -5,6 +5,7 @@ import { Transactions1763800410000 } from './1763800410000-transactions.js';
 import { WebhookLogWebhookFk1763800500000 } from './1763800500000-webhook-log-webhook-fk.js';
 import { WebhookDeliveryWebhookIndex1763800600000 } from './1763800600000-webhook-delivery-webhook-index.js';
 import { OutboxEventIdKey1763800700000 } from './1763800700000-outbox-event-id-key.js';
+import { WebhookLogManual1763800800000 } from './1763800800000-webhook-log-manual.js';
 
 /** Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   WebhookLogWebhookFk1763800500000,
   WebhookDeliveryWebhookIndex1763800600000,
   OutboxEventIdKey1763800700000,
+  WebhookLogManual1763800800000,
 ];

@@ -54,7 +54,7 @@ export class DeliveryService {
   /** Attempts in the delivery queue that hand their message over if still running after SLOW_WEBHOOK_MS. */
   private readonly handOvers = new DeadlineList(SLOW_WEBHOOK_MS);
   /** Attempts still running after their message was handed over. */
-  private readonly detached = new Set<Promise<unknown>>();
+  private readonly detached = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly config: WebhookDispatcherConfig,
@@ -81,6 +81,9 @@ export class DeliveryService {
     lane: Lane = 'normal',
     origin: Origin = 'fresh',
   ): Promise<AttemptOutcome> {
+    // The attempt it stands in for may still be finishing here (its log write waiting out a database outage longer
+    // than the guard delay): let it finish first, or the check below would find it unlogged and attempt it again.
+    if (origin !== 'fresh') await this.detached.get(detachedKey(message.deliveryId, attempt));
     if (origin !== 'fresh' && (await this.log.isLogged(message.deliveryId, attempt))) {
       this.metrics.scheduled.inc({ decision: origin === 'guard' ? 'stand_in_dropped' : 'redelivery_dropped' });
       return 'dropped';
@@ -126,8 +129,9 @@ export class DeliveryService {
       // Not logged: the stand-in attempts it again once its delay is over.
       this.logger.error(`attempt ${attempt} of delivery ${message.deliveryId} failed: ${error.message}`),
     );
-    this.detached.add(detached);
-    void detached.finally(() => this.detached.delete(detached));
+    const key = detachedKey(message.deliveryId, attempt);
+    this.detached.set(key, detached);
+    void detached.finally(() => this.detached.get(key) === detached && this.detached.delete(key));
     try {
       await this.amqp.publish(
         '',
@@ -148,7 +152,7 @@ export class DeliveryService {
   async settleDetached(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled([...this.detached]),
+      Promise.allSettled([...this.detached.values()]),
       new Promise((resolve) => (timer = setTimeout(resolve, ms))),
     ]);
     clearTimeout(timer);
@@ -264,3 +268,5 @@ export class DeliveryService {
     );
   }
 }
+
+const detachedKey = (deliveryId: string, attempt: number) => `${deliveryId} ${attempt}`;

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { AmqpClient, ATTEMPT_HEADER, EXCHANGES, GUARD_HEADER, ROUTING_KEYS, guardQueueName } from '#messaging';
+import {
+  AmqpClient,
+  ATTEMPT_HEADER,
+  EXCHANGES,
+  GUARD_HEADER,
+  ROUTING_KEYS,
+  guardQueueName,
+  publishDelivery,
+} from '#messaging';
 import { waitFor } from '#testing';
 import {
   Receiver,
@@ -104,6 +112,27 @@ describe('long attempts hand their message over to a stand-in (no message held f
     expect(receiver.to('/orphan')).toHaveLength(1);
     expect(await logsOf(hook.id)).toHaveLength(1);
   });
+
+  it('a manual attempt (test or resend) that runs long is made once: its stand-in finds it logged', async () => {
+    const { merchantId } = await createMerchant();
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/slow` });
+    const before = receiver.to('/slow').length;
+    const deliveryId = randomUUID();
+    await db().query(
+      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                     version, retry_on_error, body)
+       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, convert_to('{"n":3}', 'UTF8'))`,
+      [deliveryId, hook.id, merchantId, randomUUID(), JSON.stringify({ uuid: randomUUID() }), `${receiver.url}/slow`],
+    );
+    const dropped = await standInsDropped();
+    await publishDelivery(amqp, { deliveryId, manual: true }, 1);
+    await waitFor(async () => (await standInsDropped()) === dropped + 1, {
+      timeoutMs: GUARD_DELAY_MS + 5_000,
+      what: "the manual attempt's stand-in to be dropped",
+    });
+    expect(receiver.to('/slow').length - before).toBe(1);
+    expect(await logsOf(hook.id)).toHaveLength(1);
+  }, 30_000);
 
   it("a resend's log entry with the same attempt number does not stand in for the automatic attempt", async () => {
     const { merchantId } = await createMerchant();

@@ -44,6 +44,18 @@ describe('DatabaseRetry', () => {
     expect([result, calls]).toEqual(['stored', 3]);
   });
 
+  it('tells whether a step had to wait out an outage', async () => {
+    const retry = new DatabaseRetry();
+    expect(await retry.runNoting(async () => 'at once')).toEqual({ result: 'at once', waited: false });
+    let calls = 0;
+    const afterOutage = await retry.runNoting(async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('Connection terminated unexpectedly');
+      return 'later';
+    });
+    expect(afterOutage).toEqual({ result: 'later', waited: true });
+  });
+
   it('throws any other failure at once', async () => {
     const retry = new DatabaseRetry();
     let calls = 0;

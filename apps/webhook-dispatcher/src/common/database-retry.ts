@@ -41,14 +41,19 @@ export class DatabaseRetry implements OnApplicationShutdown {
   private readonly sleepers = new Set<() => void>();
 
   async run<T>(step: () => Promise<T>): Promise<T> {
-    for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+    return (await this.runNoting(step)).result;
+  }
+
+  /** As {@link run}, and whether the step had to wait out an outage (other work may still be waiting too). */
+  async runNoting<T>(step: () => Promise<T>): Promise<{ result: T; waited: boolean }> {
+    for (let delay = FIRST_DELAY_MS, waited = false; ; delay = Math.min(delay * 2, MAX_DELAY_MS), waited = true) {
       try {
         const result = await step();
         if (this.outage) {
           this.outage = false;
           this.logger.log('the database answers again; waiting work goes on');
         }
-        return result;
+        return { result, waited };
       } catch (error) {
         if (this.stopped || !isTransientDatabaseError(error)) throw error;
         if (!this.outage) {

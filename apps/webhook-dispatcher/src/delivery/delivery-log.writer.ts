@@ -20,7 +20,7 @@ export interface AttemptRecord {
   responseExcerpt: string | null;
   createdAt: Date;
   nextAttemptAt: Date | null;
-  /** A test or resend from the merchant backend (see isLogged). */
+  /** A test or resend from the merchant backend (see attemptLogged). */
   manual: boolean;
 }
 
@@ -56,19 +56,23 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   }
 
   /**
-   * Whether this automatic attempt of the delivery was logged (a delivery deleted with its webhook counts as
-   * logged). A manual attempt's entry does not count: a resend may carry the number of a repeat still waiting.
+   * Whether this attempt of the delivery was logged (a delivery deleted with its webhook counts as logged), among the
+   * automatic or among the manual attempts: a resend takes the next number, which a repeat still waiting may carry
+   * too, and neither's entry stands for the other. `unsure` when the check had to wait out a database outage: the
+   * attempt's own log write (perhaps in another process) may still be waiting to be retried.
    */
-  isLogged(deliveryId: string, attempt: number): Promise<boolean> {
-    return this.retry.run(async () => {
-      const rows: unknown[] = await this.db.query(
+  async attemptLogged(deliveryId: string, attempt: number, manual: boolean): Promise<'yes' | 'no' | 'unsure'> {
+    const { result: rows, waited } = await this.retry.runNoting<unknown[]>(() =>
+      this.db.query(
         `SELECT 1 FROM webhook_delivery d
           WHERE d.id = $1
-            AND NOT EXISTS (SELECT 1 FROM webhook_log l WHERE l.delivery_id = d.id AND l.attempt = $2 AND NOT l.manual)`,
-        [deliveryId, attempt],
-      );
-      return rows.length === 0;
-    });
+            AND NOT EXISTS (SELECT 1 FROM webhook_log l
+                             WHERE l.delivery_id = d.id AND l.attempt = $2 AND l.manual = $3)`,
+        [deliveryId, attempt, manual],
+      ),
+    );
+    if (rows.length === 0) return 'yes';
+    return waited ? 'unsure' : 'no';
   }
 
   /**

@@ -81,12 +81,21 @@ export class DeliveryService {
     lane: Lane = 'normal',
     origin: Origin = 'fresh',
   ): Promise<AttemptOutcome> {
-    // The attempt it stands in for may still be finishing here (its log write waiting out a database outage longer
-    // than the guard delay): let it finish first, or the check below would find it unlogged and attempt it again.
-    if (origin !== 'fresh') await this.detached.get(detachedKey(message.deliveryId, attempt));
-    if (origin !== 'fresh' && (await this.log.isLogged(message.deliveryId, attempt))) {
-      this.metrics.scheduled.inc({ decision: origin === 'guard' ? 'stand_in_dropped' : 'redelivery_dropped' });
-      return 'dropped';
+    if (origin !== 'fresh') {
+      // The attempt it stands in for may still be finishing here (its log write waiting out a database outage longer
+      // than the guard delay): let it finish first, or the check below would find it unlogged and attempt it again.
+      await this.detached.get(detachedKey(message, attempt));
+      const logged = await this.log.attemptLogged(message.deliveryId, attempt, message.manual === true);
+      if (logged === 'yes') {
+        this.metrics.scheduled.inc({ decision: origin === 'guard' ? 'stand_in_dropped' : 'redelivery_dropped' });
+        return 'dropped';
+      }
+      if (logged === 'unsure') {
+        // The database was just away; the attempt may have been made in another process whose log write is still
+        // waiting to be retried. Look again after another guard delay rather than attempt it twice.
+        await this.standIn(message, attempt);
+        return 'handed-over';
+      }
     }
     const snapshot = message.snapshot ?? (await this.deliveries.findSnapshot(message.deliveryId));
     if (!snapshot) {
@@ -129,16 +138,11 @@ export class DeliveryService {
       // Not logged: the stand-in attempts it again once its delay is over.
       this.logger.error(`attempt ${attempt} of delivery ${message.deliveryId} failed: ${error.message}`),
     );
-    const key = detachedKey(message.deliveryId, attempt);
+    const key = detachedKey(message, attempt);
     this.detached.set(key, detached);
     void detached.finally(() => this.detached.get(key) === detached && this.detached.delete(key));
     try {
-      await this.amqp.publish(
-        '',
-        guardQueueName(this.config.guardDelayMs),
-        Buffer.from(JSON.stringify({ ...message, snapshot })),
-        { messageId: message.deliveryId, headers: { [ATTEMPT_HEADER]: attempt, [GUARD_HEADER]: 1 } },
-      );
+      await this.standIn({ ...message, snapshot }, attempt);
     } catch (error) {
       // No stand-in: the message stays ours until the attempt is logged, as without a hand-over.
       this.logger.warn(`no stand-in for delivery ${message.deliveryId} (${(error as Error).message}); holding it`);
@@ -146,6 +150,14 @@ export class DeliveryService {
     }
     this.metrics.scheduled.inc({ decision: 'handed_over' });
     return 'handed-over';
+  }
+
+  /** Queues a stand-in for this attempt in the guard queue: it comes back to the delivery queue after the delay. */
+  private async standIn(message: DeliveryMessage, attempt: number): Promise<void> {
+    await this.amqp.publish('', guardQueueName(this.config.guardDelayMs), Buffer.from(JSON.stringify(message)), {
+      messageId: message.deliveryId,
+      headers: { [ATTEMPT_HEADER]: attempt, [GUARD_HEADER]: 1 },
+    });
   }
 
   /** Waits up to `ms` for attempts whose messages were handed over (graceful shutdown). */
@@ -269,4 +281,6 @@ export class DeliveryService {
   }
 }
 
-const detachedKey = (deliveryId: string, attempt: number) => `${deliveryId} ${attempt}`;
+/** An attempt of a delivery: its number, and whether it is manual (a resend may share the number of a repeat). */
+const detachedKey = (message: DeliveryMessage, attempt: number) =>
+  `${message.deliveryId} ${attempt} ${message.manual === true ? 'manual' : 'automatic'}`;

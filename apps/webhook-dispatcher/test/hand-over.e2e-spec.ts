@@ -29,6 +29,19 @@ const TIMEOUT_MS = 4_000;
 /** WebhookDispatcherConfig.guardDelayMs for this timeout. */
 const GUARD_DELAY_MS = TIMEOUT_MS + 5_000;
 
+/** A delivery row as the fan-out records it (here without a message: the test publishes what it needs). */
+async function recordedDelivery(webhookId: string, merchantId: string, body: string, retryOnError: boolean) {
+  const deliveryId = randomUUID();
+  await db().query(
+    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                   version, retry_on_error, body)
+     SELECT $1, $2, $3, $4, 'transaction', $5, w.url, 'json', '2026-08-20', $6, convert_to($7, 'UTF8')
+       FROM webhook w WHERE w.id = $2`,
+    [deliveryId, webhookId, merchantId, randomUUID(), JSON.stringify({ uuid: randomUUID() }), retryOnError, body],
+  );
+  return deliveryId;
+}
+
 describe('long attempts hand their message over to a stand-in (no message held for the whole timeout)', () => {
   let dispatcher: INestApplication;
   let amqp: AmqpClient;
@@ -89,13 +102,7 @@ describe('long attempts hand their message over to a stand-in (no message held f
   it('a stand-in whose attempt was never logged (its dispatcher died) is attempted; once logged, it is dropped', async () => {
     const { merchantId } = await createMerchant();
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/orphan` });
-    const deliveryId = randomUUID();
-    await db().query(
-      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
-                                     version, retry_on_error, body)
-       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', false, convert_to('{"n":1}', 'UTF8'))`,
-      [deliveryId, hook.id, merchantId, randomUUID(), JSON.stringify({ uuid: randomUUID() }), `${receiver.url}/orphan`],
-    );
+    const deliveryId = await recordedDelivery(hook.id, merchantId, '{"n":1}', false);
     const standIn = () =>
       amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify({ deliveryId })), {
         messageId: deliveryId,
@@ -117,13 +124,7 @@ describe('long attempts hand their message over to a stand-in (no message held f
     const { merchantId } = await createMerchant();
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/slow` });
     const before = receiver.to('/slow').length;
-    const deliveryId = randomUUID();
-    await db().query(
-      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
-                                     version, retry_on_error, body)
-       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, convert_to('{"n":3}', 'UTF8'))`,
-      [deliveryId, hook.id, merchantId, randomUUID(), JSON.stringify({ uuid: randomUUID() }), `${receiver.url}/slow`],
-    );
+    const deliveryId = await recordedDelivery(hook.id, merchantId, '{"n":3}', true);
     const dropped = await standInsDropped();
     await publishDelivery(amqp, { deliveryId, manual: true }, 1);
     await waitFor(async () => (await standInsDropped()) === dropped + 1, {
@@ -137,13 +138,7 @@ describe('long attempts hand their message over to a stand-in (no message held f
   it("a resend's log entry with the same attempt number does not stand in for the automatic attempt", async () => {
     const { merchantId } = await createMerchant();
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/resent` });
-    const deliveryId = randomUUID();
-    await db().query(
-      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
-                                     version, retry_on_error, body)
-       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, convert_to('{"n":2}', 'UTF8'))`,
-      [deliveryId, hook.id, merchantId, randomUUID(), JSON.stringify({ uuid: randomUUID() }), `${receiver.url}/resent`],
-    );
+    const deliveryId = await recordedDelivery(hook.id, merchantId, '{"n":2}', true);
     // Attempt 1 failed and scheduled attempt 2; meanwhile the merchant resent, which took number 2 as well.
     for (const [attempt, manual] of [
       [1, false],

@@ -42,6 +42,34 @@ describe('AmqpClient against a real RabbitMQ', () => {
     expect(await drain(QUEUES.dispatcherEvents)).toEqual(['{"n":1}']);
   });
 
+  it('a consumer whose set-up fails (its exchange is missing) is set up again, not left dead, once it can be', async () => {
+    const amqp = client();
+    await amqp.waitForConnect();
+    const exchange = `test.late.${Date.now()}`;
+    const received: string[] = [];
+    // Binding to an exchange that does not exist yet: RabbitMQ closes the channel during set-up.
+    const consuming = amqp.consume(
+      '',
+      async (message) => {
+        received.push(message.content.toString());
+        return 'ack';
+      },
+      { prefetch: 10, exclusiveBindTo: { exchange } },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const connection = await amqplib.connect(testEnv().amqpUrl);
+    try {
+      const channel = await connection.createChannel();
+      await channel.assertExchange(exchange, 'fanout', { durable: false, autoDelete: true });
+      await consuming;
+      channel.publish(exchange, '', Buffer.from('{"late":true}'));
+      await waitFor(() => received.length === 1, { timeoutMs: 5_000, what: 'the late consumer to receive' });
+      expect(received).toEqual(['{"late":true}']);
+    } finally {
+      await connection.close();
+    }
+  }, 20_000);
+
   it('consumes with manual acks: a requeued message comes back, an acked one does not', async () => {
     const amqp = client();
     await amqp.waitForConnect();

@@ -42,6 +42,7 @@ export class AmqpClient {
   private readonly inFlight = new Set<Promise<void>>();
   private consuming = true;
   private closed = false;
+  private reconnectTimer?: NodeJS.Timeout;
 
   constructor(private readonly options: AmqpClientOptions) {
     this.logger = new Logger(`AMQP:${options.name}`);
@@ -69,6 +70,28 @@ export class AmqpClient {
       publishTimeout: options.publishTimeoutMs ?? 10_000,
       setup: (channel: ConfirmChannel) => declareTopology(channel, options.topology),
     });
+    this.publisher.on('error', (error: Error) => this.channelFailed(this.publisher, error));
+  }
+
+  /**
+   * A channel's setup failed (declaring the topology, binding, consuming): the connection dropped meanwhile, or the
+   * broker closed the channel (e.g. a queue declared elsewhere with other arguments). amqp-connection-manager reports
+   * it as an 'error' event — which, unheard, would end the process — and leaves the channel half set up, without a
+   * consumer, until the next reconnect. So: log it and reconnect after a second, which sets every channel up again.
+   */
+  private channelFailed(channel: ChannelWrapper, error: Error): void {
+    if (this.closed) return;
+    this.logger.warn(`channel ${channel.name} could not be set up (${error.message}); reconnecting`);
+    this.reconnectSoon();
+  }
+
+  private reconnectSoon(): void {
+    if (this.reconnectTimer || this.closed) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (!this.closed) this.connection.reconnect();
+    }, 1_000);
+    this.reconnectTimer.unref();
   }
 
   /** Resolves once connected and the topology is declared. */
@@ -136,7 +159,12 @@ export class AmqpClient {
           this.logger.warn(`could not settle a message (channel closed): ${error.message}`),
         );
         const { consumerTag } = await channel.consume(name, (message) => {
-          if (!message) return;
+          if (!message) {
+            // The broker cancelled this consumer (its queue was deleted, or it timed out): set up again.
+            this.logger.warn(`RabbitMQ cancelled the consumer of ${name}; reconnecting`);
+            this.reconnectSoon();
+            return;
+          }
           settler.received(message);
           const work = this.handle(settler, message, handler);
           this.inFlight.add(work);
@@ -146,6 +174,7 @@ export class AmqpClient {
         options.onReady?.();
       },
     });
+    wrapper.on('error', (error: Error) => this.channelFailed(wrapper, error));
     this.consumers.push(wrapper);
     await wrapper.waitForConnect();
   }
@@ -193,6 +222,7 @@ export class AmqpClient {
   async close(graceMs = 5_000): Promise<void> {
     await this.stopConsuming(graceMs);
     this.closed = true;
+    clearTimeout(this.reconnectTimer);
     await Promise.allSettled(this.consumers.map((consumer) => consumer.close()));
     await this.publisher.close().catch(() => undefined);
     await this.connection.close();

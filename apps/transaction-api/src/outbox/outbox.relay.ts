@@ -69,7 +69,9 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
         connectionString: this.config.base.databaseUrl,
         application_name: 'transaction-api:outbox-relay',
         connectionTimeoutMillis: 5_000,
+        // A query waiting on a server that was cut off silently fails after the probes instead of never.
         keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
       });
       let broken = false;
       client.on('error', (error) => {

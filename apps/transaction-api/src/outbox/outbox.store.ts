@@ -21,8 +21,14 @@ export const PENDING_SQL = `SELECT seq, id, type, subject_id AS "subjectId", pay
  * 2 ms per round after 30,000 events; commit → published p50 from 2 to 15 ms). An ordered index scan marks dead
  * entries as it passes them (later rounds skip them) and stops after `LIMIT` rows. Set after connecting (options
  * in the connection string would override connection-time options).
+ *
+ * TCP keepalive on the server's side of this session (10 s idle, 3 probes 5 s apart): the relay lock belongs to the
+ * server session, so if the relay's host dies or is cut off, PostgreSQL must notice within about 25 s and end the
+ * session — with its defaults (2 hours) no instance could take over the relay for that long.
  */
-export const RELAY_SESSION_SETTINGS = 'SET enable_bitmapscan = off; SET enable_seqscan = off';
+export const RELAY_SESSION_SETTINGS =
+  'SET enable_bitmapscan = off; SET enable_seqscan = off; ' +
+  'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3';
 
 /** The relay's queries, on the relay's own connection (which also holds its advisory lock). */
 export class OutboxStore {

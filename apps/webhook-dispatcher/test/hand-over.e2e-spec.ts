@@ -42,6 +42,14 @@ async function recordedDelivery(webhookId: string, merchantId: string, body: str
   return deliveryId;
 }
 
+/** A stand-in for attempt `attempt` of a delivery, as it comes back from the guard queue (without a snapshot). */
+function publishStandIn(amqp: AmqpClient, deliveryId: string, attempt: number): Promise<void> {
+  return amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify({ deliveryId })), {
+    messageId: deliveryId,
+    headers: { [ATTEMPT_HEADER]: attempt, [GUARD_HEADER]: 1 },
+  });
+}
+
 describe('long attempts hand their message over to a stand-in (no message held for the whole timeout)', () => {
   let dispatcher: INestApplication;
   let amqp: AmqpClient;
@@ -103,11 +111,7 @@ describe('long attempts hand their message over to a stand-in (no message held f
     const { merchantId } = await createMerchant();
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/orphan` });
     const deliveryId = await recordedDelivery(hook.id, merchantId, '{"n":1}', false);
-    const standIn = () =>
-      amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify({ deliveryId })), {
-        messageId: deliveryId,
-        headers: { [ATTEMPT_HEADER]: 1, [GUARD_HEADER]: 1 },
-      });
+    const standIn = () => publishStandIn(amqp, deliveryId, 1);
 
     await standIn();
     await waitFor(async () => (await logsOf(hook.id)).length === 1, { what: 'the orphaned attempt to be made' });
@@ -152,10 +156,7 @@ describe('long attempts hand their message over to a stand-in (no message held f
       );
     }
     // The automatic attempt 2's stand-in comes back (its dispatcher died while the attempt ran).
-    await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify({ deliveryId })), {
-      messageId: deliveryId,
-      headers: { [ATTEMPT_HEADER]: 2, [GUARD_HEADER]: 1 },
-    });
+    await publishStandIn(amqp, deliveryId, 2);
     await waitFor(async () => (await logsOf(hook.id)).length === 3, { what: 'the automatic attempt 2 to be made' });
     expect(receiver.to('/resent').map((r) => r.body)).toEqual(['{"n":2}']);
   });

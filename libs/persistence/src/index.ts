@@ -1,5 +1,6 @@
 export * from './data-source.options.js';
 export * from './database.js';
+export * from './pg-errors.js';
 export { MIGRATIONS } from './migrations/index.js';
 export * from './entities/merchant.entity.js';
 export * from './entities/integration.entity.js';

@@ -1,3 +1,4 @@
+import { isForeignKeyViolation } from '#persistence';
 import { ProblemException } from '#platform';
 
 /**
@@ -5,9 +6,10 @@ import { ProblemException } from '#platform';
  * to the same 400 problem the check gives; rethrows anything else.
  */
 export function rethrowReferenceViolation(error: unknown): never {
-  const pgError = error as { code?: string; constraint?: string };
-  if (pgError.code === '23503') {
-    const field = pgError.constraint?.includes('integration') ? 'integrationId' : 'merchantId';
+  if (isForeignKeyViolation(error)) {
+    const field = (error as { constraint?: string }).constraint?.includes('integration')
+      ? 'integrationId'
+      : 'merchantId';
     throw ProblemException.validation([
       {
         field,

@@ -13,8 +13,8 @@ export type AllAddressesLookup = (
  * getaddrinfo on libuv's thread pool (4 threads by default, shared with file and crypto work); a merchant whose
  * name servers do not answer would otherwise take every thread for their timeout with connections to that one
  * host name, and every other webhook's new connection would wait behind them. (Several such host names can still
- * take a thread each.) Nothing is cached beyond the running
- * lookup, so a changed DNS answer counts from the next lookup on, and each caller still checks what it gets.
+ * take a thread each.) Nothing is cached beyond the running lookup, so a changed DNS answer counts from the next
+ * lookup on, and each caller still checks what it gets.
  */
 export function coalescedLookup(lookup: AllAddressesLookup): AllAddressesLookup {
   const running = new Map<string, AllAddressesCallback[]>();

@@ -1,9 +1,9 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { WebhookLogRequest } from '#persistence';
+import { isForeignKeyViolation, isTransientDatabaseError, type WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
-import { DatabaseRetry, isTransientDatabaseError } from '../common/database-retry.js';
+import { DatabaseRetry } from '../common/database-retry.js';
 
 /** One attempt's log entry (CONTRACT §5); the latest entry of a delivery is its state. */
 export interface AttemptRecord {
@@ -26,9 +26,6 @@ export interface AttemptRecord {
 
 /** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */
 type Outcome = Error | undefined;
-
-/** A foreign-key violation: the row's delivery was deleted (with its webhook) while the attempt ran. */
-const deliveryGone = (error: unknown) => (error as { code?: string }).code === '23503';
 
 /**
  * Writes attempts in batches: rows that arrive within a few milliseconds share one statement, with two batches
@@ -89,12 +86,12 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
     } catch (error) {
       // The database is away: every row waits for it (DatabaseRetry in `write`).
       if (isTransientDatabaseError(error)) return records.map(() => error as Error);
-      if (records.length === 1) return [deliveryGone(error) ? undefined : (error as Error)];
+      if (records.length === 1) return [isForeignKeyViolation(error) ? undefined : (error as Error)];
       return Promise.all(
         records.map((record) =>
           this.insertRows([record]).then(
             () => undefined,
-            (rowError: Error) => (deliveryGone(rowError) ? undefined : rowError),
+            (rowError: Error) => (isForeignKeyViolation(rowError) ? undefined : rowError),
           ),
         ),
       );

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { DeliverySnapshot } from '#messaging';
+import { isForeignKeyViolation } from '#persistence';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
 
@@ -46,7 +47,7 @@ export class DeliveryRepository {
     try {
       return await this.insertEventsOnce(events, skipDeletedWebhooks);
     } catch (error) {
-      if ((error as { code?: string }).code !== '23503' || skipDeletedWebhooks) throw error;
+      if (!isForeignKeyViolation(error) || skipDeletedWebhooks) throw error;
       return this.insertEventsOnce(events, true);
     }
   }

@@ -1,0 +1,29 @@
+/** What a PostgreSQL (or pg driver) failure means to the code that ran the statement. */
+
+/** SQLSTATEs that may pass: connection exceptions (08), insufficient resources (53), PostgreSQL shutting down or
+ * starting (57P01–57P03), a database not accepting connections (55000), a lock not available (55P03), a read-only
+ * server during a failover (25006), serialisation failures and deadlocks (40001, 40P01). */
+const TRANSIENT_SQLSTATE = /^(08|53)|^(57P01|57P02|57P03|55000|55P03|25006|40001|40P01)$/;
+/** Socket errors of a connection that could not be made or was lost. */
+const TRANSIENT_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
+/** The pg driver's own messages for a lost or unobtainable connection (they carry no code). */
+const TRANSIENT_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|not queryable/i;
+
+const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.code;
+
+/**
+ * Whether repeating may fix this database failure: the connection could not be made or was lost, PostgreSQL is
+ * shutting down, starting up or out of connections, or the transaction lost a race. Anything else (bad data, a
+ * constraint, an error in the statement, a bug) would fail again.
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  const code = codeOf(error);
+  if (typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_SOCKET.test(code))) return true;
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && TRANSIENT_MESSAGE.test(message);
+}
+
+/** A foreign-key violation (23503): the row refers to one that does not exist (any more). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return codeOf(error) === '23503';
+}

@@ -58,6 +58,8 @@ export async function createMerchant(): Promise<{ merchantId: string; integratio
 }
 
 export interface WebhookSpec {
+  /** A chosen id (e.g. for a given slow-lane shard); random by default. */
+  id?: string;
   merchantId: string;
   url: string;
   retryOnError?: boolean;
@@ -71,7 +73,7 @@ export interface WebhookSpec {
 
 /** Inserts a webhook the way webhook-config stores it (secret encrypted with the webhook id as context). */
 export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; secret: string; secrets: string[] }> {
-  const id = randomUUID();
+  const id = spec.id ?? randomUUID();
   const secret = generateWebhookSecret();
   await db().query(
     `INSERT INTO webhook (id, merchant_id, integration_id, name, url, content_type, version, retry_on_error, events)

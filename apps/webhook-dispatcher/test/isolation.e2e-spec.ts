@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import type { AmqpClient } from '#messaging';
+import { randomUUID } from 'node:crypto';
+import { slowLaneShard, type AmqpClient } from '#messaging';
 import { waitFor } from '#testing';
 import {
   Receiver,
   closeDb,
   createMerchant,
   createWebhook,
+  db,
+  logsOf,
   publishEvents,
   startDispatcher,
   testAmqp,
@@ -58,4 +61,59 @@ describe('isolation: a webhook that never answers does not delay the others', ()
     expect(lanes.filter((l) => l.path === '/healthy').every((l) => l.lane === 'normal')).toBe(true);
     expect(lanes.filter((l) => l.path === '/black-hole' && l.lane === 'slow').length).toBeGreaterThan(0);
   });
+});
+
+describe('isolation in the slow lane: a hanging webhook’s backlog does not hold up other slow webhooks', () => {
+  let dispatcher: INestApplication;
+  let amqp: AmqpClient;
+  const receiver = new Receiver((request, count) =>
+    // The black hole never answers; the other webhook hung once (so it is slow for a minute) and is fast since.
+    request.path === '/hanging' || (request.path === '/was-slow' && count === 1) ? 'hang' : { status: 200 },
+  );
+
+  beforeAll(async () => {
+    await receiver.start();
+    // 32 slow-lane slots per process, 4 per shard: far fewer than the black hole's deliveries, so it builds a
+    // backlog — as a busy merchant's endpoint that hangs does with the default 2,000.
+    dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: '3000', DISPATCHER_SLOW_LANE_CONCURRENCY: '32' });
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await amqp.close();
+    await receiver.stop();
+    await closeDb();
+  });
+
+  it('delivers the slow webhook’s 100 deliveries at once while the black hole’s 100 wait for its slots', async () => {
+    const { merchantId, integrationId } = await createMerchant();
+    const hangingId = randomUUID();
+    let otherId = randomUUID();
+    while (slowLaneShard(otherId) === slowLaneShard(hangingId)) otherId = randomUUID();
+    const hanging = await createWebhook({ id: hangingId, merchantId, url: `${receiver.url}/hanging` });
+    const wasSlow = await createWebhook({ id: otherId, merchantId, url: `${receiver.url}/was-slow` });
+    // One event makes both slow: each one's attempt hangs until the timeout.
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(wasSlow.id)).length === 1, { timeoutMs: 10_000, what: 'the timeout' });
+
+    const started = Date.now();
+    await publishEvents(
+      amqp,
+      Array.from({ length: 100 }, () => transactionEvent(merchantId, integrationId)),
+    );
+    await waitFor(() => receiver.to('/was-slow').length === 101, {
+      timeoutMs: 20_000,
+      what: 'the slow webhook’s 100 deliveries',
+    });
+    // In one first-in-first-out slow lane the two webhooks' deliveries alternate, and every 32 of them waited for
+    // 16 of the black hole's to time out (3 s): about 10 s. In shards of their own they do not wait for it.
+    expect(Date.now() - started).toBeLessThan(7_000);
+    // The black hole is still attempted, four at a time in its shard.
+    expect(receiver.to('/hanging').length).toBeGreaterThan(1);
+    expect(receiver.to('/hanging').length).toBeLessThan(101);
+
+    // Its backlog goes with it (deleting a webhook drops its waiting deliveries).
+    await db().query('DELETE FROM webhook WHERE id = ANY($1)', [[hanging.id, wasSlow.id]]);
+  }, 40_000);
 });

@@ -6,7 +6,8 @@ import type { ConfirmChannel } from 'amqplib';
  *
  *   payments.events (topic) ──#──▶ dispatcher.events (quorum) ──▶ dispatcher fans out
  *   webhooks.deliveries (direct) ──deliver──▶ dispatcher.deliveries (quorum) ──▶ HTTP delivery
- *                                ──deliver-slow──▶ dispatcher.deliveries.slow (quorum): webhooks that hang
+ *                                ──deliver-slow[.<n>]──▶ dispatcher.deliveries.slow[.<n>] (quorum, 8 shards): webhooks that
+ *                                  hang or answer slowly, each webhook always in the same shard
  *   dispatcher.retry.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver
  *   dispatcher.guard.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver: stand-ins for
  *     attempts that outlived their message (see the dispatcher's DeliveryService)
@@ -26,17 +27,39 @@ export const EXCHANGES = {
 export const QUEUES = {
   dispatcherEvents: 'dispatcher.events',
   deliveries: 'dispatcher.deliveries',
-  slowDeliveries: 'dispatcher.deliveries.slow',
   parkedEvents: 'dispatcher.events.parked',
   parkedDeliveries: 'dispatcher.deliveries.parked',
 } as const;
 
 export const ROUTING_KEYS = {
   deliver: 'deliver',
-  deliverSlow: 'deliver-slow',
   parkedEvents: 'events.parked',
   parkedDeliveries: 'deliveries.parked',
 } as const;
+
+/**
+ * The slow lane is split into this many queues, each consumed on a prefetch of its own, and a webhook's deliveries
+ * always go to the same one ({@link slowLaneShard}). A queue is first in, first out: one webhook that hangs and
+ * receives more than its shard can attempt per timeout builds a backlog there, and every delivery behind it waits.
+ * With shards, only the webhooks that share its shard (1 in 8) wait behind it.
+ */
+export const SLOW_LANE_SHARDS = 8;
+
+/** Shard 0 keeps the name the slow lane had before it was split, so messages waiting there are still consumed. */
+export const slowLaneQueueName = (shard: number) =>
+  shard === 0 ? 'dispatcher.deliveries.slow' : `dispatcher.deliveries.slow.${shard}`;
+
+export const slowLaneRoutingKey = (shard: number) => (shard === 0 ? 'deliver-slow' : `deliver-slow.${shard}`);
+
+/** The slow-lane shard of a webhook: a stable hash (32-bit FNV-1a) of its id, the same in every process. */
+export function slowLaneShard(webhookId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < webhookId.length; i += 1) {
+    hash ^= webhookId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % SLOW_LANE_SHARDS;
+}
 
 /** A message redelivered this many times (handler crashed or process died each time) is parked. */
 export const POISON_DELIVERY_LIMIT = 20;
@@ -95,13 +118,12 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   });
   await channel.bindQueue(QUEUES.deliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliver);
 
-  // The slow lane: deliveries of webhooks that currently hang or answer slowly wait here with a prefetch of
-  // their own, so they never hold the delivery queue's prefetch that healthy webhooks need.
-  await channel.assertQueue(QUEUES.slowDeliveries, {
-    durable: true,
-    arguments: deliveryQueueArguments,
-  });
-  await channel.bindQueue(QUEUES.slowDeliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliverSlow);
+  // The slow lane: deliveries of webhooks that currently hang or answer slowly wait here with prefetches of their
+  // own, so they never hold the delivery queue's prefetch that healthy webhooks need.
+  for (let shard = 0; shard < SLOW_LANE_SHARDS; shard += 1) {
+    await channel.assertQueue(slowLaneQueueName(shard), { durable: true, arguments: deliveryQueueArguments });
+    await channel.bindQueue(slowLaneQueueName(shard), EXCHANGES.deliveries, slowLaneRoutingKey(shard));
+  }
 
   const delayQueues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);
   if (options.guardDelayMs !== undefined)

@@ -17,7 +17,7 @@ export class WebhookDispatcherConfig {
     readonly allowPrivateTargets: boolean,
     /** Deliveries in flight per process (the delivery queue's prefetch). */
     readonly concurrency: number,
-    /** Deliveries in flight per process for slow webhooks (the slow lane's prefetch). */
+    /** Deliveries in flight per process for slow webhooks: the slow lane's prefetch, split over its shards. */
     readonly slowLaneConcurrency: number,
   ) {}
 
@@ -40,7 +40,7 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     reader.durations('WEBHOOK_RETRY_DELAYS', { default: DEFAULT_RETRY_DELAYS, minCount: 1, maxCount: 10 }),
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.int('DISPATCHER_CONCURRENCY', { default: 500, min: 1, max: 5_000 }),
-    reader.int('DISPATCHER_SLOW_LANE_CONCURRENCY', { default: 1_000, min: 1, max: 50_000 }),
+    reader.int('DISPATCHER_SLOW_LANE_CONCURRENCY', { default: 2_000, min: 8, max: 50_000 }),
   );
   reader.done();
   return config;

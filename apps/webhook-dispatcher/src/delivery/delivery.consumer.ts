@@ -1,12 +1,20 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { ConsumeMessage } from 'amqplib';
-import { AmqpClient, ATTEMPT_HEADER, GUARD_HEADER, QUEUES, type DeliveryMessage } from '#messaging';
+import {
+  AmqpClient,
+  ATTEMPT_HEADER,
+  GUARD_HEADER,
+  QUEUES,
+  SLOW_LANE_SHARDS,
+  slowLaneQueueName,
+  type DeliveryMessage,
+} from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryService, type Lane, type Origin } from './delivery.service.js';
 
 /**
- * Consumes `dispatcher.deliveries` with DISPATCHER_CONCURRENCY messages in flight, and the slow lane
- * `dispatcher.deliveries.slow` (webhooks that hang) with a prefetch of its own. A message is acked only
+ * Consumes `dispatcher.deliveries` with DISPATCHER_CONCURRENCY messages in flight, and each shard of the slow lane
+ * (`dispatcher.deliveries.slow[.n]`, webhooks that hang) with its share of DISPATCHER_SLOW_LANE_CONCURRENCY. A message is acked only
  * after its attempt is logged and any repeat is safely queued — or, for an attempt that runs long in the
  * delivery queue, once a stand-in is queued in the guard queue; if the process dies first, the broker
  * redelivers it (or the stand-in arrives) and another dispatcher attempts it (at-least-once).
@@ -25,9 +33,10 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
     await this.amqp.consume(QUEUES.deliveries, (raw) => this.handle(raw, 'normal'), {
       prefetch: this.config.concurrency,
     });
-    await this.amqp.consume(QUEUES.slowDeliveries, (raw) => this.handle(raw, 'slow'), {
-      prefetch: this.config.slowLaneConcurrency,
-    });
+    const perShard = Math.ceil(this.config.slowLaneConcurrency / SLOW_LANE_SHARDS);
+    for (let shard = 0; shard < SLOW_LANE_SHARDS; shard += 1) {
+      await this.amqp.consume(slowLaneQueueName(shard), (raw) => this.handle(raw, 'slow'), { prefetch: perShard });
+    }
   }
 
   private async handle(raw: ConsumeMessage, lane: Lane): Promise<'ack' | 'reject'> {

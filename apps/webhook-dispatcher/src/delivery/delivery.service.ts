@@ -9,6 +9,8 @@ import {
   guardQueueName,
   ROUTING_KEYS,
   retryQueueName,
+  slowLaneRoutingKey,
+  slowLaneShard,
   type DeliveryMessage,
   type DeliverySnapshot,
 } from '#messaging';
@@ -108,10 +110,11 @@ export class DeliveryService {
 
     const release = lane === 'slow' ? this.slots.track(webhook.id) : await this.slots.acquire(webhook.id);
     if (!release) {
-      // Slow or saturated webhook: its delivery waits in the slow lane, out of the healthy webhooks' way.
+      // Slow or saturated webhook: its delivery waits in the slow lane, out of the healthy webhooks' way, in the
+      // webhook's own shard of it.
       await this.amqp.publish(
         EXCHANGES.deliveries,
-        ROUTING_KEYS.deliverSlow,
+        slowLaneRoutingKey(slowLaneShard(webhook.id)),
         Buffer.from(JSON.stringify({ ...message, snapshot })),
         { messageId: message.deliveryId, headers: { [ATTEMPT_HEADER]: attempt } },
       );

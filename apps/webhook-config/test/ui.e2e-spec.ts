@@ -205,8 +205,12 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
     await dialog.waitFor();
+    // It tells the truth about the older header, which has room for one signature only.
+    await dialog
+      .getByText(/x-webhook-signature header has room for one signature and uses the new secret at once/)
+      .waitFor();
     await dialog.getByRole('button', { name: 'Rotate secret' }).click();
-    await page.getByText(/The previous secret keeps signing until/).waitFor();
+    await page.getByText(/The previous secret keeps signing webhook-signature until/).waitFor();
     secrets.rotated = (await secretValue.textContent())!;
     expect(secrets.rotated).toMatch(/^whsec_/);
     expect(secrets.rotated).not.toBe(secrets.created);

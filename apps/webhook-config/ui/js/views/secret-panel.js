@@ -36,7 +36,7 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
     revealButton.textContent = visible ? 'Hide' : 'Reveal';
     revealButton.setAttribute('aria-pressed', String(visible));
     note.textContent = previousExpiresAt
-      ? `The previous secret keeps signing until ${formatDateTime(previousExpiresAt)}, so you can update your shop in time.`
+      ? `The previous secret keeps signing webhook-signature until ${formatDateTime(previousExpiresAt)}, so you can update your shop in time (x-webhook-signature already uses the new one).`
       : '';
     note.hidden = !previousExpiresAt;
   }
@@ -74,7 +74,11 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
   async function rotate() {
     const confirmed = await confirmAction({
       title: 'Rotate the signing secret?',
-      text: `A new secret is created now. The current one keeps working for ${graceHours} hours, so your shop keeps accepting webhooks while you replace it.`,
+      text:
+        `A new secret is created now. The webhook-signature header (Standard Webhooks) carries a signature with the ` +
+        `current secret too for ${graceHours} hours, so a shop that checks it keeps accepting webhooks while you ` +
+        `replace the secret. The older x-webhook-signature header has room for one signature and uses the new ` +
+        `secret at once: if your shop checks that header, replace the secret there right away.`,
       confirmLabel: 'Rotate secret',
     });
     if (!confirmed) return;

@@ -33,7 +33,7 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     const created = await client.post('/api/webhooks', {
       name: 'Test me',
       url: CLOSED_PORT_URL,
-      events: ['payout'],
+      events: ['payout', 'transaction'],
       version: '2026-08-20',
       integrationId: client.integrationIds[0],
     });
@@ -69,6 +69,41 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     });
     expect(body.transaction['3dsecure']).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
     expect(row.subject).toEqual({ psp: 'Payrexx Direct', type: 'e-commerce', uuid: body.transaction.uuid });
+  });
+
+  it('test: a webhook without transactions is sent a sample of an event it receives', async () => {
+    const sampleOf = async (events: string[]) => {
+      const created = await client.post('/api/webhooks', { name: 'Kinds', url: CLOSED_PORT_URL, events });
+      const { deliveryId } = (await client.post(`/api/webhooks/${created.body.id}/test`)).body;
+      const [row] = await running.db.query(`SELECT * FROM webhook_delivery WHERE id = $1`, [deliveryId]);
+      return { row, body: JSON.parse(row.body.toString('utf8')) };
+    };
+
+    const payout = await sampleOf(['payout']);
+    expect(payout.row.event_type).toBe('payout');
+    expect(payout.body).toEqual({
+      payout: {
+        id: expect.any(String),
+        status: 'initialised',
+        amount: 1990,
+        currency: 'CHF',
+        createdAt: expect.any(String),
+      },
+    });
+    expect(payout.row.subject).toEqual({ uuid: payout.body.payout.id });
+
+    const subscription = await sampleOf(['payout', 'subscription']);
+    expect(subscription.row.event_type).toBe('subscription');
+    expect(Object.keys(subscription.body)).toEqual(['subscription']);
+    expect(subscription.body.subscription).toMatchObject({
+      status: 'active',
+      event: 'renewed',
+      referenceId: 'webhook-test',
+      amount: 1990,
+      currency: 'CHF',
+      integrationId: null,
+    });
+    expect(subscription.row.subject).toEqual({ uuid: subscription.body.subscription.id });
   });
 
   it('test: renders PHP form posts and the older version as configured (no 3dsecure key in 2025-01-15)', async () => {

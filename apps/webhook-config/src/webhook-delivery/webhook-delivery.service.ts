@@ -11,7 +11,7 @@ import { ProblemException } from '#platform';
 import { WebhookLogRepository } from '../webhook-log/webhook-log.repository.js';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
-import { sampleTransaction } from './sample-transaction.js';
+import { sampleEvent } from './sample-event.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
 /** Test deliveries and resends: manual, single attempts delivered by the dispatcher. */
@@ -24,14 +24,11 @@ export class WebhookDeliveryService {
     private readonly publisher: DeliveryPublisher,
   ) {}
 
-  /** A sample transaction event, rendered for the webhook's version and content type, delivered once now. */
+  /** A sample event of a kind the webhook receives, rendered for its version and content type, delivered once now. */
   async sendTest(merchantId: string, webhookId: string): Promise<{ deliveryId: string }> {
     const webhook = await this.lookup.require(merchantId, webhookId);
-    const transaction = sampleTransaction(webhook.integrationId);
-    const tree = renderWebhookPayload(webhook.version as WebhookVersion, {
-      type: 'transaction',
-      transaction,
-    }) as PayloadObject;
+    const sample = sampleEvent(webhook.events, webhook.integrationId);
+    const tree = renderWebhookPayload(webhook.version as WebhookVersion, sample.subject) as PayloadObject;
     const { body } = encodePayload(webhook.contentType as WebhookContentType, tree);
     const deliveryId = randomUUID();
     await this.deliveries.insert({
@@ -39,8 +36,8 @@ export class WebhookDeliveryService {
       webhookId,
       merchantId,
       eventId: randomUUID(),
-      eventType: 'transaction',
-      subject: { psp: transaction.psp, type: transaction.type, uuid: transaction.uuid },
+      eventType: sample.eventType,
+      subject: sample.logSubject,
       url: webhook.url,
       contentType: webhook.contentType,
       version: webhook.version,

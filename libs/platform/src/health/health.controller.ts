@@ -1,6 +1,7 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthCheckResult } from '@nestjs/terminus';
+import { ProblemException } from '../http/problem.js';
 import { AmqpHealthIndicator } from './amqp.health.js';
 
 /** `/health/live`: the process answers. `/health/ready`: PostgreSQL and RabbitMQ answer too. */
@@ -20,10 +21,20 @@ export class HealthController {
 
   @Get('ready')
   @HealthCheck()
-  ready() {
-    return this.health.check([
-      () => this.database.pingCheck('database', { timeout: 2_000 }),
-      () => this.amqp.isHealthy('rabbitmq'),
-    ]);
+  async ready() {
+    try {
+      return await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 2_000 }),
+        () => this.amqp.isHealthy('rabbitmq'),
+      ]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      // Name what is down (not the error texts: the application log has those), so an operator or an orchestrator's
+      // event log sees the cause in the answer.
+      const result = error.getResponse() as HealthCheckResult;
+      const checks = Object.fromEntries(Object.entries(result.details).map(([key, value]) => [key, value.status]));
+      const down = Object.keys(checks).filter((key) => checks[key] !== 'up');
+      throw new ProblemException(503, `Not ready: ${down.join(' and ') || 'a dependency'} not answering.`, { checks });
+    }
   }
 }

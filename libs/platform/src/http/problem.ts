@@ -13,6 +13,8 @@ export interface Problem {
   status: number;
   detail: string;
   errors?: FieldError[];
+  /** /health/ready only: each dependency's state (`up` or `down`). */
+  checks?: Record<string, string>;
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

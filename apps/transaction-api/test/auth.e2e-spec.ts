@@ -92,6 +92,8 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
       const reply = await api.request('GET', '/v1.17/transactions', { headers });
       expect(reply.status).toBe(401);
       expect(reply.contentType).toContain('application/problem+json');
+      // RFC 9110: a 401 names the scheme it wants.
+      expect(reply.headers.get('www-authenticate')).toBe('Bearer');
     }
     // The platform API does not accept merchant keys.
     expect(

@@ -6,6 +6,7 @@ import { createTransactionApiApp } from '../src/transaction-api.app.js';
 export interface Reply<T = Record<string, unknown>> {
   status: number;
   contentType: string;
+  headers: Headers;
   body: T;
   text: string;
 }
@@ -48,6 +49,7 @@ export class TransactionApiHarness {
     return {
       status: response.status,
       contentType: response.headers.get('content-type') ?? '',
+      headers: response.headers,
       body: parsed as T,
       text,
     };

@@ -90,24 +90,28 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
     await waitFor(() => recorded >= 10, { timeoutMs: 20_000, what: 'events before the outage' });
     await rabbitmqctl('stop_app');
     const duringOutage = recorded;
-    // Not ready meanwhile, and the answer says why.
-    const ready = await waitFor(
-      async () => {
-        const response = await fetch(`${api.baseUrl}/health/ready`);
-        return response.status === 503 ? ((await response.json()) as Record<string, unknown>) : undefined;
-      },
-      { timeoutMs: 10_000, what: '/health/ready to answer 503' },
-    );
-    expect(ready).toMatchObject({
-      status: 503,
-      detail: 'Not ready: rabbitmq not answering.',
-      checks: { database: 'up', rabbitmq: 'down' },
-    });
-    await waitFor(() => recorded >= duringOutage + 10, {
-      timeoutMs: 20_000,
-      what: 'recording to go on while the broker is down',
-    });
-    await rabbitmqctl('start_app');
+    try {
+      // Not ready meanwhile, and the answer says why.
+      const ready = await waitFor(
+        async () => {
+          const response = await fetch(`${api.baseUrl}/health/ready`);
+          return response.status === 503 ? ((await response.json()) as Record<string, unknown>) : undefined;
+        },
+        { timeoutMs: 10_000, what: '/health/ready to answer 503' },
+      );
+      expect(ready).toMatchObject({
+        status: 503,
+        detail: 'Not ready: rabbitmq not answering.',
+        checks: { database: 'up', rabbitmq: 'down' },
+      });
+      await waitFor(() => recorded >= duringOutage + 10, {
+        timeoutMs: 20_000,
+        what: 'recording to go on while the broker is down',
+      });
+    } finally {
+      // Even when a check above fails: the suites after this one need the broker.
+      await rabbitmqctl('start_app');
+    }
     const afterRestart = recorded;
     await waitFor(() => recorded >= afterRestart + 10, { timeoutMs: 30_000, what: 'recording after the restart' });
     stop = true;

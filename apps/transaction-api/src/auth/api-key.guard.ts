@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemException } from '#platform';
 import { IntegrationKeyLookup } from '../merchant/integration-key.lookup.js';
 import { presentedApiKey } from './credentials.js';
@@ -11,10 +11,13 @@ export class ApiKeyGuard implements CanActivate {
   constructor(private readonly keys: IntegrationKeyLookup) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
     const apiKey = presentedApiKey(request);
     const principal = apiKey ? await this.keys.find(apiKey) : undefined;
     if (!principal) {
+      // RFC 9110 §11.6.1: a 401 says which scheme it wants (X-API-KEY is the alternative the detail names).
+      void http.getResponse<FastifyReply>().header('www-authenticate', 'Bearer');
       throw new ProblemException(
         401,
         'Send a valid API key as `Authorization: Bearer <apiKey>` or `X-API-KEY: <apiKey>`.',

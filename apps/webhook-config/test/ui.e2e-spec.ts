@@ -137,6 +137,8 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.getByLabel('Payouts').uncheck();
     await page.getByLabel('PHP form post').check();
     await page.getByLabel('Version').selectOption('2025-01-15');
+    // The hint tells what retrying means with this platform's WEBHOOK_RETRY_DELAYS (the default here).
+    await page.getByText('send it again up to 10 more times over about 5 days.').waitFor();
     await page.getByLabel('Retry on error').uncheck();
   }
 

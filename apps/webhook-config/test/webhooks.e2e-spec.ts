@@ -407,3 +407,22 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
     });
   });
 });
+
+describe('webhook options (e2e over HTTP)', () => {
+  it("tells the UI what 'retry on error' does with this platform's WEBHOOK_RETRY_DELAYS", async () => {
+    for (const [env, retry] of [
+      [{}, { repeats: 10, withinMs: (1 + 15 + 60 + 120 + 240 + 5 * 1440) * 60_000 }],
+      [{ WEBHOOK_RETRY_DELAYS: '30s,2h' }, { repeats: 2, withinMs: 7_230_000 }],
+    ] as const) {
+      const running = await startApp(env);
+      try {
+        const client = await newMerchantSession(running);
+        const answer = await client.get('/api/webhook-options');
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ retry, rotationGraceHours: 24, latestVersion: '2026-08-20' });
+      } finally {
+        await running.close();
+      }
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { BaseConfig, readBaseConfig } from '#platform';
+import { BaseConfig, readBaseConfig, readRetryDelays } from '#platform';
 
 export const DEV_PLATFORM_TOKEN = 'development-platform-token';
 /** Development only: a fixed key so secrets survive restarts of `npm start`. Production must set its own. */
@@ -19,6 +19,8 @@ export class WebhookConfigConfig {
      * client address and the session cookie is marked Secure when the browser spoke HTTPS.
      */
     readonly trustProxy: false | string[] = false,
+    /** WEBHOOK_RETRY_DELAYS, as the dispatcher reads it: shown to merchants as what "retry on error" does. */
+    readonly retryDelaysMs: number[] = [],
   ) {}
 
   /** Session cookies are always Secure in production; elsewhere only when the request came over HTTPS. */
@@ -36,6 +38,7 @@ export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigCo
     reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.proxyTrust('TRUST_PROXY'),
+    readRetryDelays(reader),
   );
   reader.done();
   return config;

@@ -1,6 +1,7 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { LATEST_WEBHOOK_VERSION, WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
+import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { ROTATION_GRACE_MS } from './webhook-secret.service.js';
 
@@ -9,6 +10,8 @@ import { ROTATION_GRACE_MS } from './webhook-secret.service.js';
 @UseGuards(SessionGuard)
 @Controller('api/webhook-options')
 export class WebhookOptionsController {
+  constructor(private readonly config: WebhookConfigConfig) {}
+
   @Get()
   options() {
     return {
@@ -17,6 +20,11 @@ export class WebhookOptionsController {
       eventTypes: [...WEBHOOK_EVENT_TYPES],
       contentTypes: [...WEBHOOK_CONTENT_TYPES],
       rotationGraceHours: ROTATION_GRACE_MS / 3_600_000,
+      // With retryOnError: this many repeats, the last this long after the first attempt.
+      retry: {
+        repeats: this.config.retryDelaysMs.length,
+        withinMs: this.config.retryDelaysMs.reduce((sum, ms) => sum + ms, 0),
+      },
     };
   }
 }

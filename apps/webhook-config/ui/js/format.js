@@ -23,6 +23,20 @@ export function formatDuration(ms) {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }
 
+/** "up to 10 more times over about 5 days": what retry on error does, from the configured schedule. */
+export function retrySchedule({ repeats, withinMs }) {
+  const minutes = withinMs / 60_000;
+  const span =
+    minutes < 90
+      ? plural(Math.max(1, Math.round(minutes)), 'minute')
+      : minutes < 48 * 60
+        ? plural(Math.round(minutes / 60), 'hour')
+        : plural(Math.round(minutes / 1440), 'day');
+  return `up to ${plural(repeats, 'more time')} over about ${span}`;
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** The badge text and tone of a status. */
 export function statusBadge(status) {
   if (status >= 200 && status < 300) return { text: String(status), tone: 'ok' };

@@ -1,8 +1,7 @@
-import { BaseConfig, readBaseConfig } from '#platform';
+import { BaseConfig, readBaseConfig, readRetryDelays } from '#platform';
 
 /** Development only: the same fixed key webhook-config uses in development. */
 export const DEV_SECRET_ENCRYPTION_KEY = Buffer.alloc(32, 'dev-only-key').toString('base64');
-export const DEFAULT_RETRY_DELAYS = '1m,15m,1h,2h,4h,24h,24h,24h,24h,24h';
 
 /** webhook-dispatcher settings (CONTRACT §1), read and validated once at start. */
 export class WebhookDispatcherConfig {
@@ -37,7 +36,7 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     reader.port('WEBHOOK_DISPATCHER_PORT', 3002),
     reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
     reader.duration('WEBHOOK_TIMEOUT_MS', { default: 20_000, min: 1 }),
-    reader.durations('WEBHOOK_RETRY_DELAYS', { default: DEFAULT_RETRY_DELAYS, minCount: 1, maxCount: 10 }),
+    readRetryDelays(reader),
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.int('DISPATCHER_CONCURRENCY', { default: 500, min: 1, max: 5_000 }),
     reader.int('DISPATCHER_SLOW_LANE_CONCURRENCY', { default: 2_000, min: 8, max: 50_000 }),

@@ -3,6 +3,16 @@ import { DEFAULT_DATABASE_URL } from '#persistence';
 import { EnvReader } from './env.reader.js';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
+
+/**
+ * CONTRACT §1: the wait before repeat 1..10 of a failed delivery with retryOnError. The dispatcher schedules with it;
+ * webhook-config reads the same variable to tell merchants what "retry on error" means.
+ */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS = '1m,15m,1h,2h,4h,24h,24h,24h,24h,24h';
+
+/** Reads WEBHOOK_RETRY_DELAYS (1 to 10 durations) in milliseconds. */
+export const readRetryDelays = (reader: EnvReader): number[] =>
+  reader.durations('WEBHOOK_RETRY_DELAYS', { default: DEFAULT_WEBHOOK_RETRY_DELAYS, minCount: 1, maxCount: 10 });
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
 /** Settings every app shares (CONTRACT §1). */

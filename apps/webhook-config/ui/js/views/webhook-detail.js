@@ -1,7 +1,7 @@
 /* global document */
 import { api } from '../api.js';
 import { confirmAction, focusHeading, h, render, toast } from '../dom.js';
-import { CONTENT_TYPE_LABELS, eventList, formatDateTime, versionLabel } from '../format.js';
+import { CONTENT_TYPE_LABELS, eventList, formatDateTime, retrySchedule, versionLabel } from '../format.js';
 import { logPanel } from './log-panel.js';
 import { secretPanel } from './secret-panel.js';
 
@@ -81,7 +81,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
         h('dt', {}, 'Version'),
         h('dd', {}, versionLabel(webhook.version, options.latestVersion)),
         h('dt', {}, 'Retry on error'),
-        h('dd', {}, webhook.retryOnError ? 'Yes — up to 10 more attempts over about 5 days' : 'No — one attempt only'),
+        h('dd', {}, webhook.retryOnError ? `Yes — ${retrySchedule(options.retry)}` : 'No — one attempt only'),
         h('dt', {}, 'Last changed'),
         h('dd', {}, formatDateTime(webhook.updatedAt)),
       ),

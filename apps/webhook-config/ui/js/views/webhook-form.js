@@ -1,7 +1,7 @@
 /* global document, location */
 import { api, ApiError } from '../api.js';
 import { focusHeading, h, render, toast } from '../dom.js';
-import { CONTENT_TYPE_LABELS, EVENT_LABELS, versionLabel } from '../format.js';
+import { CONTENT_TYPE_LABELS, EVENT_LABELS, retrySchedule, versionLabel } from '../format.js';
 
 /** How each API field is called on the page, and which control shows its error. */
 const FIELDS = {
@@ -194,7 +194,7 @@ export async function webhookFormView(main, { id, onSaved }) {
             h(
               'p',
               { class: 'hint', id: 'wh-retry-hint' },
-              'If your server does not confirm a webhook, send it again up to 10 times over about 5 days.',
+              `If your server does not confirm a webhook, send it again ${retrySchedule(options.retry)}.`,
             ),
           ),
           errorFor('retryOnError'),

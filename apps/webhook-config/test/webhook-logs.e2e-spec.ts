@@ -92,6 +92,36 @@ describe('webhook log (e2e over HTTP)', () => {
     });
   });
 
+  it('numbers attempts by their place, so a resend and a repeat that was already scheduled never read alike', async () => {
+    const other = await client.post('/api/webhooks', { name: 'Resent', url: PUBLIC_URL, events: ['transaction'] });
+    const resent = { id: other.body.id, merchantId: client.merchantId, url: PUBLIC_URL };
+    const at = (minute: number) => new Date(Date.parse('2026-11-25T10:00:00.000Z') + minute * 60_000);
+    // Attempt 2 failed and scheduled repeat 3; the merchant pressed Resend before it ran, and the resend took the
+    // next number too (the dispatcher's count: both are "3" in webhook_log.attempt).
+    const { logIds } = await seedDelivery(running.db, resent, [
+      { status: 500, createdAt: at(0), nextAttemptAt: at(1) },
+      { status: 500, createdAt: at(1), nextAttemptAt: at(16) },
+      { status: 200, createdAt: at(5), attempt: 3, manual: true },
+      { status: 200, createdAt: at(16), attempt: 3 },
+    ]);
+    for (const limit of [100, 1]) {
+      const shown: Array<{ id: string; attempt: number }> = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: { data: Array<{ id: string; attempt: number }>; nextCursor: string | null } } =
+          await client.get(`/api/webhooks/${resent.id}/logs?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+        shown.push(...page.body.data.map((e) => ({ id: e.id, attempt: e.attempt })));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      expect(shown).toEqual([
+        { id: logIds[3], attempt: 4 },
+        { id: logIds[2], attempt: 3 },
+        { id: logIds[1], attempt: 2 },
+        { id: logIds[0], attempt: 1 },
+      ]);
+    }
+  });
+
   it('explains 301/302, 403, 404 and 500 with a cause and a remedy', async () => {
     const base = Date.parse('2026-11-23T10:00:00.000Z');
     await seedDelivery(

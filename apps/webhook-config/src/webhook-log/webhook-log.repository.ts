@@ -5,8 +5,15 @@ import { Repository } from 'typeorm';
 import type { LogOutcome } from './dtos/list-logs.query.js';
 import type { LogCursor } from './log-cursor.js';
 
+/**
+ * A log row and its place among its delivery's attempts (1 = the first made). The stored `attempt` is the
+ * dispatcher's count, which a resend shares with a repeat that was already scheduled (both take the next
+ * number); merchants are shown the place, so two entries never read "attempt 3".
+ */
+export type LoggedAttempt = WebhookLogEntity & { ordinal: number };
+
 export interface LogPage {
-  rows: WebhookLogEntity[];
+  rows: LoggedAttempt[];
   /** Where the next page starts, or null on the last page. */
   next: LogCursor | null;
 }
@@ -23,6 +30,11 @@ export class WebhookLogRepository {
     const query = this.logs
       .createQueryBuilder('log')
       .addSelect('log.created_at::text', 'created_at_text')
+      .addSelect(
+        `(SELECT count(*)::int FROM webhook_log earlier
+           WHERE earlier.delivery_id = log.delivery_id AND (earlier.created_at, earlier.id) <= (log.created_at, log.id))`,
+        'ordinal',
+      )
       .where('log.webhook_id = :webhookId', { webhookId })
       .orderBy('log.created_at', 'DESC')
       .addOrderBy('log.id', 'DESC')
@@ -36,11 +48,12 @@ export class WebhookLogRepository {
     if (options.outcome === 'success') query.andWhere('log.status BETWEEN 200 AND 299');
     if (options.outcome === 'failure') query.andWhere('NOT (log.status BETWEEN 200 AND 299)');
 
-    const { entities, raw } = await query.getRawAndEntities<{ created_at_text: string }>();
-    if (entities.length <= options.limit) return { rows: entities, next: null };
+    const { entities, raw } = await query.getRawAndEntities<{ created_at_text: string; ordinal: number }>();
+    const rows = entities.map((entity, i) => Object.assign(entity, { ordinal: raw[i].ordinal }));
+    if (rows.length <= options.limit) return { rows, next: null };
     const last = options.limit - 1;
     return {
-      rows: entities.slice(0, options.limit),
+      rows: rows.slice(0, options.limit),
       next: { createdAt: raw[last].created_at_text, id: entities[last].id },
     };
   }

@@ -1,4 +1,5 @@
-import type { WebhookLogEntity, WebhookLogRequest } from '#persistence';
+import type { WebhookLogRequest } from '#persistence';
+import type { LoggedAttempt } from './webhook-log.repository.js';
 import { explainStatus, type StatusExplanation } from './status-explanation.js';
 
 /** A log entry exactly as CONTRACT §5 describes it, plus what its status means. */
@@ -17,10 +18,11 @@ export interface WebhookLogView {
   explanation: StatusExplanation;
 }
 
-export function toWebhookLogView(log: WebhookLogEntity): WebhookLogView {
+export function toWebhookLogView(log: LoggedAttempt): WebhookLogView {
   return {
     id: log.id,
-    attempt: log.attempt,
+    // The attempt's place among its delivery's attempts, not the dispatcher's counter (see LoggedAttempt).
+    attempt: log.ordinal,
     eventType: log.eventType,
     eventId: log.eventId,
     request: {

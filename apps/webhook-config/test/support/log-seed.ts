@@ -12,6 +12,9 @@ export async function seedDelivery(
     responseExcerpt?: string | null;
     durationMs?: number;
     nextAttemptAt?: Date | null;
+    /** The dispatcher's attempt number (default: its place in this list) and whether it was a resend or test. */
+    attempt?: number;
+    manual?: boolean;
   }>,
 ): Promise<{ deliveryId: string; eventId: string; logIds: string[] }> {
   const deliveryId = randomUUID();
@@ -35,13 +38,13 @@ export async function seedDelivery(
     const id = randomUUID();
     logIds.push(id);
     await db.query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, error, response_excerpt, created_at, next_attempt_at)
-       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, $7, $8, $9, $10, $11, $12)`,
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
+       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         id,
         deliveryId,
         webhook.id,
-        index + 1,
+        attempt.attempt ?? index + 1,
         eventId,
         JSON.stringify({
           url: webhook.url,
@@ -57,6 +60,7 @@ export async function seedDelivery(
         attempt.responseExcerpt ?? null,
         attempt.createdAt,
         attempt.nextAttemptAt ?? null,
+        attempt.manual ?? false,
       ],
     );
   }

@@ -80,6 +80,22 @@ describe('transactions (e2e over HTTP)', () => {
       }
     });
 
+    it('records a payment whose raw authentication carries nested or unusable data: 3dsecure from what it can read', async () => {
+      // EMV 3-D Secure results carry lists of objects (messageExtension); a processed payment is never refused for it.
+      const withExtension = await record(a, {
+        authentication: {
+          ...AUTH,
+          messageExtension: [{ name: 'ext', id: 'A000000004-ext', criticalityIndicator: false, data: { k: ['v'] } }],
+        },
+      });
+      expect(withExtension.status).toBe(201);
+      expect(withExtension.body['3dsecure']).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
+      // An ECI it cannot read (an object) resolves to null, as an empty or three-digit one does (CONTRACT §4.3).
+      const unusable = await record(a, { authentication: { eci: { value: '05' }, source: '3ds' } });
+      expect(unusable.status).toBe(201);
+      expect(unusable.body['3dsecure']).toBeNull();
+    });
+
     it('accepts an import with createdAt and a transaction without integration', async () => {
       const created = await record(a, { integrationId: null, createdAt: '2024-02-29T12:00:00.5+01:00' });
       expect(created.status).toBe(201);
@@ -149,7 +165,8 @@ describe('transactions (e2e over HTTP)', () => {
         [{ uuid: 'not-a-uuid' }, 'uuid'],
         [{ authentication: 'AAAB' }, 'authentication'],
         [{ authentication: [1] }, 'authentication'],
-        [{ authentication: { eci: { nested: true } } }, 'authentication'],
+        [{ authentication: { eci: '05', extra: 'x'.repeat(1_025) } }, 'authentication'],
+        [{ authentication: { eci: '05', list: Array.from({ length: 33 }, () => 1) } }, 'authentication'],
         [{ createdAt: '2026-11-22' }, 'createdAt'],
         [{ createdAt: '2026-02-30T00:00:00Z' }, 'createdAt'],
         [{ surprise: 1 }, 'surprise'],
@@ -168,6 +185,9 @@ describe('transactions (e2e over HTTP)', () => {
         ['null', 400],
         ['"text"', 400],
         [`{"psp":"${'x'.repeat(70_000)}"}`, 413],
+        // Thousands of levels fit in a few kilobytes: refused before the recursive validation could overflow (was 500).
+        [`{"surprise":${'['.repeat(3_000)}${']'.repeat(3_000)}}`, 400],
+        [`{"authentication":${'{"x":'.repeat(3_000)}1${'}'.repeat(3_000)}}`, 400],
       ] as const) {
         const reply = await api.request('POST', '/internal/transactions', { raw, headers });
         expect([raw.slice(0, 20), reply.status]).toEqual([raw.slice(0, 20), status]);

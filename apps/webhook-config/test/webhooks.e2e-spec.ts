@@ -244,6 +244,16 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       });
       expect(answer.status).toBe(400);
     });
+
+    it('rejects JSON nested thousands of levels deep with a 400 problem, not a 500', async () => {
+      const answer = await fetch(`${client.baseUrl}/api/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: client.cookie, 'x-csrf-token': client.csrfToken },
+        body: `{"name":"Deep","events":${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+      });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({ detail: expect.stringMatching(/nests more than 32 levels/) });
+    });
   });
 
   describe('isolation between merchants', () => {

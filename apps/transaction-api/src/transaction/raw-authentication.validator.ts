@@ -4,24 +4,29 @@ const MAX_KEYS = 32;
 const MAX_STRING = 1_024;
 
 /**
- * The raw PSP authentication result: null, or a plain object of at most 32 fields whose values are strings (up to
- * 1 KiB), numbers, booleans or null. PSPs send extra fields and odd types, so the inner fields are not checked
- * beyond that: libs/domain's resolveThreeDSecure reads what it understands and ignores the rest. The object itself
- * is never stored or logged; only its resolved `3dsecure` form is.
+ * The raw PSP authentication result: null, or a plain object of at most 32 fields. PSPs send extra fields, odd
+ * types and nested data (EMV 3-D Secure's `messageExtension` is a list of objects), so values are not checked
+ * beyond being JSON with strings of up to 1 KiB and lists and objects of up to 32 entries (the body parser already
+ * refused deep nesting): libs/domain's resolveThreeDSecure reads what it understands — `eci`, `source`, `version`,
+ * `flow` — and anything else, or any of those in a form it cannot use, gives `3dsecure: null` rather than refusing
+ * a payment that was processed. The object itself is never stored or logged; only its resolved form is.
  */
 export function isRawAuthentication(value: unknown): boolean {
   if (value === null || value === undefined) return true;
-  if (typeof value !== 'object' || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype)
-    return false;
-  const entries = Object.entries(value);
-  if (entries.length > MAX_KEYS) return false;
-  return entries.every(
-    ([, field]) =>
-      field === null ||
-      typeof field === 'boolean' ||
-      (typeof field === 'number' && Number.isFinite(field)) ||
-      (typeof field === 'string' && field.length <= MAX_STRING),
-  );
+  if (!isPlainObject(value)) return false;
+  return isBoundedJson(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function isBoundedJson(value: unknown): boolean {
+  if (value === null || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value === 'string') return value.length <= MAX_STRING;
+  const entries = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : undefined;
+  return entries !== undefined && entries.length <= MAX_KEYS && entries.every(isBoundedJson);
 }
 
 export function IsRawAuthentication(): PropertyDecorator {
@@ -31,7 +36,7 @@ export function IsRawAuthentication(): PropertyDecorator {
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: `must be null or an object of at most ${MAX_KEYS} fields with string (up to ${MAX_STRING} characters), number, boolean or null values`,
+        message: `must be null or an object of at most ${MAX_KEYS} fields (strings up to ${MAX_STRING} characters, lists and objects up to ${MAX_KEYS} entries)`,
       },
       validator: { validate: isRawAuthentication },
     });

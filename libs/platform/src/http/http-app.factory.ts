@@ -2,6 +2,9 @@ import { ConsoleLogger, DynamicModule, INestApplication, LogLevel, Type } from '
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { RawServerDefault } from 'fastify';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import { ProblemException } from './problem.js';
 import { ProblemFilter } from './problem.filter.js';
 import { createValidationPipe } from './validation.pipe.js';
 
@@ -33,8 +36,22 @@ export async function createHttpApp(
   options: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   const logger = new ConsoleLogger({ prefix: options.name, logLevels: LEVELS[options.logLevel] ?? LEVELS.info });
-  const adapter = new FastifyAdapter({ bodyLimit: options.bodyLimit ?? 256 * 1024, trustProxy: options.trustProxy });
+  const bodyLimit = options.bodyLimit ?? 256 * 1024;
+  const adapter = new FastifyAdapter({ bodyLimit, trustProxy: options.trustProxy });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
+
+  // Fastify's own JSON parser (prototype-poisoning checks included), after a look at the nesting: a few kilobytes
+  // of '[' parse fine but overflow the stack in the recursive validation that follows.
+  const parseJson = adapter.getInstance().getDefaultJsonParser('error', 'error');
+  app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
+    if (nestsDeeperThan(body)) {
+      done(
+        new ProblemException(400, `The request body nests more than ${MAX_JSON_DEPTH} levels of objects and arrays.`),
+      );
+      return;
+    }
+    parseJson(request, body as unknown as string, done);
+  });
 
   // Nest installs Fastify's error handler at init and routes body-parser errors (bad JSON, too large)
   // through the global filters too, so ProblemFilter answers every error.

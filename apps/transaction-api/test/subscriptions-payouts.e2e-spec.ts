@@ -58,13 +58,18 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
     expect((await event('renewed')).body).toMatchObject({ status: 'active', event: 'renewed' });
     expect((await event('payment_failed')).body).toMatchObject({ status: 'past_due', event: 'payment_failed' });
     expect((await event('cancelled')).body).toMatchObject({ status: 'cancelled', event: 'cancelled' });
+    // The same state event again (a retry after a lost answer): 200, the subscription as it is, no new event.
+    const cancelledAgain = await event('cancelled');
+    expect(cancelledAgain.status).toBe(200);
+    expect(cancelledAgain.body).toMatchObject({ status: 'cancelled', event: 'cancelled' });
     const renewAfterCancel = await event('renewed');
     expect(renewAfterCancel.status).toBe(409);
     expect(renewAfterCancel.contentType).toContain('application/problem+json');
     const ended = await event('ended');
     expect(ended.status).toBe(200);
     expect(ended.body).toMatchObject({ status: 'ended', event: 'ended' });
-    expect((await event('ended')).status).toBe(409);
+    expect((await event('ended')).status).toBe(200);
+    expect((await event('cancelled')).status).toBe(409); // ended is final
 
     const types = await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [id]);
     expect(types.map((row) => row.type)).toEqual([

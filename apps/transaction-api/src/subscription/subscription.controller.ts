@@ -37,7 +37,8 @@ export class SubscriptionController {
     summary: 'Record a subscription event',
     description:
       'Emits `subscription.<event>`. renewed: active|past_due → active; payment_failed: active|past_due → past_due; ' +
-      'cancelled: active|past_due → cancelled; ended: active|past_due|cancelled → ended (final). Anything else: 409.',
+      'cancelled: active|past_due → cancelled; ended: active|past_due|cancelled → ended (final). cancelled or ended ' +
+      'again on a subscription already in that state: 200, unchanged, no event (a retry). Anything else: 409.',
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: SubscriptionDoc })

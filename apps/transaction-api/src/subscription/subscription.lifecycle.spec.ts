@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { statusAfter } from './subscription.lifecycle.js';
+import { isRepeatedStateEvent, statusAfter } from './subscription.lifecycle.js';
 
 describe('subscription lifecycle', () => {
   it('renews, fails, cancels and ends', () => {
@@ -15,5 +15,13 @@ describe('subscription lifecycle', () => {
       expect(statusAfter('ended', event)).toBeUndefined();
     expect(statusAfter('cancelled', 'renewed')).toBeUndefined();
     expect(statusAfter('cancelled', 'cancelled')).toBeUndefined();
+  });
+
+  it('treats cancelled and ended again as done, but a renewal or a failed charge again as a new event', () => {
+    expect(isRepeatedStateEvent('cancelled', 'cancelled')).toBe(true);
+    expect(isRepeatedStateEvent('ended', 'ended')).toBe(true);
+    expect(isRepeatedStateEvent('ended', 'cancelled')).toBe(false);
+    expect(isRepeatedStateEvent('active', 'renewed')).toBe(false);
+    expect(isRepeatedStateEvent('past_due', 'payment_failed')).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import { ReferenceChecker } from '../merchant/reference.checker.js';
 import { platformEvent, type PlatformEventType } from '../outbox/platform-event.js';
 import { UnitOfWork } from '../outbox/unit-of-work.js';
 import type { CreateSubscriptionDto, SubscriptionEventDto } from './subscription.dto.js';
-import { statusAfter, SUBSCRIPTION_EVENT_RULES } from './subscription.lifecycle.js';
+import { isRepeatedStateEvent, statusAfter, SUBSCRIPTION_EVENT_RULES } from './subscription.lifecycle.js';
 import { SubscriptionRepository, SubscriptionRow } from './subscription.repository.js';
 
 /** Records subscriptions and their events (platform API), each with its outbox event in one database transaction. */
@@ -47,6 +47,7 @@ export class SubscriptionService {
     return this.unitOfWork.run(async ({ sql, emit }) => {
       const current = await this.subscriptions.findForUpdate(sql, id);
       if (!current) throw new ProblemException(404, 'No subscription has this id.');
+      if (isRepeatedStateEvent(current.status, input.event)) return renderSubscription(toRecord(current));
       const next = statusAfter(current.status, input.event);
       if (!next) {
         throw new ProblemException(

@@ -108,6 +108,9 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
         timeoutMs: 20_000,
         what: 'recording to go on while the broker is down',
       });
+    } catch (error) {
+      stop = true; // the producers would otherwise go on POSTing into the next suites
+      throw error;
     } finally {
       // Even when a check above fails: the suites after this one need the broker.
       await rabbitmqctl('start_app');

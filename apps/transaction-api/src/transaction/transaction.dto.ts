@@ -102,7 +102,8 @@ export class CreateTransactionDto {
     description:
       'The raw 3-D Secure / token authentication result from the PSP, or null/absent when not collected. Only its ' +
       'resolved form (`3dsecure`: eci, source, version, flow) is kept; the cryptogram and the 3-D Secure ids are dropped ' +
-      'before anything is stored or logged. Any object of at most 32 fields with primitive values is accepted.',
+      'before anything is stored or logged. Any object of at most 32 fields is accepted (any JSON: strings up to 1,024 ' +
+      'characters, lists and objects up to 32 entries, 32 levels deep); what the resolver cannot use gives 3dsecure null.',
   })
   @IsRawAuthentication()
   authentication?: RawAuthentication | null;

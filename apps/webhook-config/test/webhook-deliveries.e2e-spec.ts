@@ -172,6 +172,30 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     expect((await other.post(`/api/webhooks/${sibling.body.id}/logs/${logIds[0]}/resend`)).status).toBe(404);
   });
 
+  it('resend: refuses a delivery already attempted 50 times (409), queuing nothing', async () => {
+    const created = await client.post('/api/webhooks', { name: 'Busy', url: CLOSED_PORT_URL, events: ['transaction'] });
+    const webhook = { id: created.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL };
+    const start = Date.parse('2026-11-22T10:00:00Z');
+    const seeded = (n: number) =>
+      seedDelivery(
+        running.db,
+        webhook,
+        Array.from({ length: n }, (_, i) => ({ status: 500, createdAt: new Date(start + i * 1000) })),
+      );
+    const below = await seeded(49);
+    const resent = await client.post(`/api/webhooks/${webhook.id}/logs/${below.logIds[0]}/resend`);
+    expect(resent.status).toBe(202);
+    expect(resent.body).toEqual({ deliveryId: below.deliveryId, attempt: 50 });
+
+    const full = await seeded(50);
+    const before = deliveries.messages.length;
+    const refused = await client.post(`/api/webhooks/${webhook.id}/logs/${full.logIds[0]}/resend`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ type: 'urn:problem:resend-limit', detail: expect.stringMatching(/50 times/) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(deliveries.messages.slice(before).filter((m) => m.body.deliveryId === full.deliveryId)).toEqual([]);
+  });
+
   it('test and resend require the CSRF token', async () => {
     const created = await client.post('/api/webhooks', { name: 'CSRF', url: CLOSED_PORT_URL, events: ['transaction'] });
     expect(

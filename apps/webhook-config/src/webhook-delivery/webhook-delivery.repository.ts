@@ -32,12 +32,15 @@ export class WebhookDeliveryRepository {
     return this.deliveries.findOneBy({ webhookId, id: deliveryId });
   }
 
-  /** The number the next attempt of a delivery gets: one more than its latest logged attempt. */
-  async nextAttempt(deliveryId: string): Promise<number> {
+  /**
+   * How many attempts of a delivery are logged, and the number the dispatcher gives the next one (one more than the
+   * latest logged number; a repeat already scheduled may carry it too).
+   */
+  async attempts(deliveryId: string): Promise<{ logged: number; nextNumber: number }> {
     const [row] = await this.deliveries.query(
-      'SELECT coalesce(max(attempt), 0) + 1 AS next FROM webhook_log WHERE delivery_id = $1',
+      'SELECT count(*)::int AS logged, coalesce(max(attempt), 0) + 1 AS next FROM webhook_log WHERE delivery_id = $1',
       [deliveryId],
     );
-    return Number(row.next);
+    return { logged: Number(row.logged), nextNumber: Number(row.next) };
   }
 }

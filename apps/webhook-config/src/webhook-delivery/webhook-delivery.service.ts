@@ -14,6 +14,12 @@ import { DeliveryPublisher } from './delivery.publisher.js';
 import { sampleEvent } from './sample-event.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
+/**
+ * Attempts of one delivery a resend may add up to: far beyond the 11 automatic ones, and a bound on what the log
+ * reads to number an entry (its place among its delivery's attempts).
+ */
+export const MAX_ATTEMPTS_PER_DELIVERY = 50;
+
 /** Test deliveries and resends: manual, single attempts delivered by the dispatcher. */
 @Injectable()
 export class WebhookDeliveryService {
@@ -48,15 +54,25 @@ export class WebhookDeliveryService {
     return { deliveryId };
   }
 
-  /** The event of a log entry, delivered once more (same webhook-id and body, next attempt number). */
+  /**
+   * The event of a log entry, delivered once more (same webhook-id and body). Answers the place the attempt will
+   * take in the log (unless a scheduled repeat runs first).
+   */
   async resend(merchantId: string, webhookId: string, logId: string): Promise<{ deliveryId: string; attempt: number }> {
     await this.lookup.require(merchantId, webhookId); // 404 unless it is this merchant's webhook
     const log = await this.logs.findOne(webhookId, logId);
     const delivery = log && (await this.deliveries.findOfWebhook(webhookId, log.deliveryId));
     if (!delivery) throw new ProblemException(404, 'There is no log entry with this id.');
     // The dispatcher sends every attempt, resends included, to the webhook's current URL.
-    const attempt = await this.deliveries.nextAttempt(delivery.id);
-    await this.publisher.deliverNow(delivery.id, attempt);
-    return { deliveryId: delivery.id, attempt };
+    const { logged, nextNumber } = await this.deliveries.attempts(delivery.id);
+    if (logged >= MAX_ATTEMPTS_PER_DELIVERY) {
+      throw new ProblemException(
+        409,
+        `This event was already sent ${logged} times to this webhook; it is not resent again. Use “Send test” to check your server.`,
+        { type: 'urn:problem:resend-limit', title: 'Resend limit reached' },
+      );
+    }
+    await this.publisher.deliverNow(delivery.id, nextNumber);
+    return { deliveryId: delivery.id, attempt: logged + 1 };
   }
 }

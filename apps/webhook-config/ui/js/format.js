@@ -24,7 +24,10 @@ export function formatDuration(ms) {
 }
 
 /** "up to 10 more times over about 5 days": what retry on error does, from the configured schedule. */
-export function retrySchedule({ repeats, withinMs }) {
+export function retrySchedule(retry) {
+  // An older server (during a rolling update) sends no schedule.
+  if (!retry) return 'on the platform’s retry schedule';
+  const { repeats, withinMs } = retry;
   const minutes = withinMs / 60_000;
   const span =
     minutes < 90

@@ -212,6 +212,27 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect(answer.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['events', 'name', 'url']);
     });
 
+    it('refuses a webhook linked to an integration that selects only payouts (it could never fire), on create and update', async () => {
+      const linkedPayouts = await create({ events: ['payout'], integrationId: client.integrationIds[0] });
+      expect(linkedPayouts.status).toBe(400);
+      expect(linkedPayouts.body.errors).toEqual([
+        { field: 'events', message: expect.stringMatching(/only payouts, which belong to no integration/) },
+      ]);
+      // Allowed: payouts of all events, or payouts beside another type on a linked webhook.
+      const payouts = await create({ events: ['payout'] });
+      expect(payouts.status).toBe(201);
+      expect(
+        (await create({ events: ['payout', 'transaction'], integrationId: client.integrationIds[0] })).status,
+      ).toBe(201);
+      // Linking the payouts-only webhook afterwards is refused the same way, and changes nothing.
+      const linking = await client.patch(`/api/webhooks/${payouts.body.id}`, {
+        integrationId: client.integrationIds[0],
+      });
+      expect(linking.status).toBe(400);
+      expect(linking.body.errors.map((e: { field: string }) => e.field)).toEqual(['events']);
+      expect((await client.get(`/api/webhooks/${payouts.body.id}`)).body.integrationId).toBeNull();
+    });
+
     it('validates an update the same way and leaves the webhook unchanged', async () => {
       const created = await create();
       // The value rules first (every field at once) ...

@@ -4,8 +4,10 @@ import { IntegrationRepository } from '../integration/integration.repository.js'
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
 
 /**
- * The checks a DTO cannot make alone: where the URL points (DNS), and that a linked integration is one of
- * this merchant's. All problems are reported together, each naming its field.
+ * The checks a DTO cannot make alone: where the URL points (DNS), that a linked integration is one of this
+ * merchant's, and that the settings as they will be saved can fire at all (payouts belong to no integration, so a
+ * webhook linked to one and selecting only payouts would never receive anything). All problems are reported
+ * together, each naming its field.
  */
 @Injectable()
 export class WebhookSettingsValidator {
@@ -14,7 +16,12 @@ export class WebhookSettingsValidator {
     private readonly integrations: IntegrationRepository,
   ) {}
 
-  async check(merchantId: string, settings: { url?: string; integrationId?: string | null }): Promise<void> {
+  async check(
+    merchantId: string,
+    settings: { url?: string; integrationId?: string | null },
+    /** The events and integration the webhook will have once saved (for an update: the current ones, changed). */
+    saved: { events: readonly string[]; integrationId: string | null },
+  ): Promise<void> {
     const errors: FieldError[] = [];
     if (settings.url !== undefined) {
       const problem = await this.urls.targetProblem(settings.url);
@@ -22,6 +29,12 @@ export class WebhookSettingsValidator {
     }
     if (settings.integrationId && !(await this.integrations.belongsToMerchant(merchantId, settings.integrationId))) {
       errors.push({ field: 'integrationId', message: 'is not one of your integrations' });
+    }
+    if (saved.integrationId !== null && saved.events.length > 0 && saved.events.every((e) => e === 'payout')) {
+      errors.push({
+        field: 'events',
+        message: 'are only payouts, which belong to no integration: link the webhook to all events, or add another',
+      });
     }
     if (errors.length > 0) throw ProblemException.validation(errors);
   }

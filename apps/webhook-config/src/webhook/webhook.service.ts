@@ -39,7 +39,7 @@ export class WebhookService {
 
   /** Creates the webhook with its secret; the answer is the only one (besides reveal) that shows the secret. */
   async create(merchantId: string, input: CreateWebhookDto): Promise<WebhookView & { secret: string }> {
-    await this.validator.check(merchantId, input);
+    await this.validator.check(merchantId, input, { events: input.events, integrationId: input.integrationId ?? null });
     if ((await this.webhooks.countForMerchant(merchantId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
       throw new ProblemException(
         409,
@@ -63,8 +63,11 @@ export class WebhookService {
   }
 
   async update(merchantId: string, id: string, input: UpdateWebhookDto): Promise<WebhookView> {
-    await this.lookup.require(merchantId, id);
-    await this.validator.check(merchantId, input);
+    const current = await this.lookup.require(merchantId, id);
+    await this.validator.check(merchantId, input, {
+      events: input.events ?? current.events,
+      integrationId: input.integrationId === undefined ? current.integrationId : input.integrationId,
+    });
     const changes: Partial<WebhookSettings> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.url !== undefined) changes.url = input.url;

@@ -1,26 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookSubject } from '#domain';
 
-/** What a test delivery stores: the subject rendered into its body, and what its log entries show of it. */
-export interface SampleEvent {
-  subject: WebhookSubject;
-  eventType: WebhookSubject['type'];
-  logSubject: { psp?: string; type?: string; uuid: string };
-}
-
 /**
- * The event a test delivery reports, of a kind the webhook receives: a transaction if it selected transactions (a
- * confirmed CHF 19.90 Visa payment with a 3-D Secure challenge), else a renewed monthly subscription, else a payout
- * — so a receiver built for payouts only is tested with a payout. Each is marked by `referenceId: "webhook-test"`
- * where the object has one, so receivers can recognise (and ignore) it.
+ * The event a test delivery reports, of the first kind the webhook selected: a transaction (a confirmed CHF 19.90
+ * Visa payment with a 3-D Secure challenge), else a renewed monthly subscription, else a payout — so a receiver built
+ * for payouts only is tested with a payout. Each is marked by `referenceId: "webhook-test"` where the object has one,
+ * so receivers can recognise (and ignore) it.
  */
-export function sampleEvent(events: readonly string[], integrationId: string | null, now = new Date()): SampleEvent {
+export function sampleSubject(
+  events: readonly string[],
+  integrationId: string | null,
+  now = new Date(),
+): WebhookSubject {
   const id = randomUUID();
-  if (events.includes('transaction') || (!events.includes('subscription') && !events.includes('payout'))) {
-    return {
-      eventType: 'transaction',
-      logSubject: { psp: 'Payrexx Direct', type: 'e-commerce', uuid: id },
-      subject: {
+  const kind = (['transaction', 'subscription', 'payout'] as const).find((k) => events.includes(k)) ?? 'transaction';
+  switch (kind) {
+    case 'transaction':
+      return {
         type: 'transaction',
         transaction: {
           uuid: id,
@@ -36,14 +32,9 @@ export function sampleEvent(events: readonly string[], integrationId: string | n
           updatedAt: now,
           threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
         },
-      },
-    };
-  }
-  if (events.includes('subscription')) {
-    return {
-      eventType: 'subscription',
-      logSubject: { uuid: id },
-      subject: {
+      };
+    case 'subscription':
+      return {
         type: 'subscription',
         subscription: {
           id,
@@ -57,13 +48,18 @@ export function sampleEvent(events: readonly string[], integrationId: string | n
           createdAt: now,
           updatedAt: now,
         },
-      },
-    };
+      };
+    case 'payout':
+      // Payouts belong to no integration.
+      return { type: 'payout', payout: { id, status: 'initialised', amount: 1990, currency: 'CHF', createdAt: now } };
   }
-  return {
-    eventType: 'payout',
-    logSubject: { uuid: id },
-    // Payouts belong to no integration.
-    subject: { type: 'payout', payout: { id, status: 'initialised', amount: 1990, currency: 'CHF', createdAt: now } },
-  };
+}
+
+/** What a log entry shows of a subject (as the dispatcher's fan-out records it): `psp, type, uuid` of a transaction. */
+export function logSubjectOf(subject: WebhookSubject): { psp?: string; type?: string; uuid: string } {
+  if (subject.type === 'transaction') {
+    const { psp, type, uuid } = subject.transaction;
+    return { psp, type, uuid };
+  }
+  return { uuid: subject.type === 'subscription' ? subject.subscription.id : subject.payout.id };
 }

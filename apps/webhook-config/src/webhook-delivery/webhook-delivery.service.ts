@@ -11,7 +11,7 @@ import { ProblemException } from '#platform';
 import { WebhookLogRepository } from '../webhook-log/webhook-log.repository.js';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
-import { sampleEvent } from './sample-event.js';
+import { logSubjectOf, sampleSubject } from './sample-event.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
 /**
@@ -33,8 +33,8 @@ export class WebhookDeliveryService {
   /** A sample event of a kind the webhook receives, rendered for its version and content type, delivered once now. */
   async sendTest(merchantId: string, webhookId: string): Promise<{ deliveryId: string }> {
     const webhook = await this.lookup.require(merchantId, webhookId);
-    const sample = sampleEvent(webhook.events, webhook.integrationId);
-    const tree = renderWebhookPayload(webhook.version as WebhookVersion, sample.subject) as PayloadObject;
+    const subject = sampleSubject(webhook.events, webhook.integrationId);
+    const tree = renderWebhookPayload(webhook.version as WebhookVersion, subject) as PayloadObject;
     const { body } = encodePayload(webhook.contentType as WebhookContentType, tree);
     const deliveryId = randomUUID();
     await this.deliveries.insert({
@@ -42,8 +42,8 @@ export class WebhookDeliveryService {
       webhookId,
       merchantId,
       eventId: randomUUID(),
-      eventType: sample.eventType,
-      subject: sample.logSubject,
+      eventType: subject.type,
+      subject: logSubjectOf(subject),
       url: webhook.url,
       contentType: webhook.contentType,
       version: webhook.version,

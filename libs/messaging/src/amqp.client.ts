@@ -37,7 +37,7 @@ export class AmqpClient {
   private readonly consumers: ChannelWrapper[] = [];
   private readonly consumerTags = new Map<
     ChannelWrapper,
-    { channel: ConfirmChannel; tag: string; settler: ChannelSettler }
+    { channel: ConfirmChannel; tags: string[]; settler: ChannelSettler }
   >();
   private readonly inFlight = new Set<Promise<void>>();
   private consuming = true;
@@ -132,45 +132,57 @@ export class AmqpClient {
   }
 
   /**
-   * Consumes `queue` with manual acks. The handler's outcome decides ack / requeue / reject; a handler that
-   * throws is logged and the message requeued (the queue's delivery limit parks a poison message).
-   * Consumers are re-established after a reconnect; messages in flight on a dead channel are redelivered.
+   * Consumes `queue` — or each of several queues, on one channel, each consumer with `prefetch` — with manual acks.
+   * The handler's outcome decides ack / requeue / reject; a handler that throws is logged and the message requeued
+   * (the queue's delivery limit parks a poison message). Consumers are re-established after a reconnect; messages in
+   * flight on a dead channel are redelivered.
    */
   async consume(
-    queue: string,
+    queue: string | readonly string[],
     handler: (message: ConsumeMessage) => Promise<ConsumeOutcome>,
     options: ConsumeOptions,
   ): Promise<void> {
+    const queues = typeof queue === 'string' ? [queue] : queue;
     const wrapper = this.connection.createChannel({
-      name: `${this.options.name}:${queue || 'exclusive'}`,
+      name: `${this.options.name}:${queues.join(',') || 'exclusive'}`,
       confirm: false,
       setup: async (channel: ConfirmChannel) => {
         await declareTopology(channel, this.options.topology);
+        // Per consumer (not per channel): every consumer started below gets this many unacked messages.
         await channel.prefetch(options.prefetch);
-        let name = queue;
+        let names = queues;
         if (options.exclusiveBindTo) {
-          const declared = await channel.assertQueue(queue, { exclusive: true, autoDelete: true, durable: false });
-          name = declared.queue;
-          await channel.bindQueue(name, options.exclusiveBindTo.exchange, options.exclusiveBindTo.routingKey ?? '');
+          const declared = await channel.assertQueue(queues[0], { exclusive: true, autoDelete: true, durable: false });
+          names = [declared.queue];
+          await channel.bindQueue(
+            declared.queue,
+            options.exclusiveBindTo.exchange,
+            options.exclusiveBindTo.routingKey ?? '',
+          );
         }
         if (!this.consuming) return; // stopped: a reconnect must not start consuming again
+        // One settler per channel: delivery tags, and a `multiple` ack, span all of the channel's consumers.
         const settler = new ChannelSettler(channel, (error) =>
           // The channel this message came on is gone; the broker redelivers the message elsewhere.
           this.logger.warn(`could not settle a message (channel closed): ${error.message}`),
         );
-        const { consumerTag } = await channel.consume(name, (message) => {
-          if (!message) {
-            // The broker cancelled this consumer (its queue was deleted, or it timed out): set up again.
-            this.logger.warn(`RabbitMQ cancelled the consumer of ${name}; reconnecting`);
-            this.reconnectSoon();
-            return;
-          }
-          settler.received(message);
-          const work = this.handle(settler, message, handler);
-          this.inFlight.add(work);
-          void work.finally(() => this.inFlight.delete(work));
-        });
-        this.consumerTags.set(wrapper, { channel, tag: consumerTag, settler });
+        const tags: string[] = [];
+        for (const name of names) {
+          const { consumerTag } = await channel.consume(name, (message) => {
+            if (!message) {
+              // The broker cancelled this consumer (its queue was deleted, or it timed out): set up again.
+              this.logger.warn(`RabbitMQ cancelled the consumer of ${name}; reconnecting`);
+              this.reconnectSoon();
+              return;
+            }
+            settler.received(message);
+            const work = this.handle(settler, message, handler);
+            this.inFlight.add(work);
+            void work.finally(() => this.inFlight.delete(work));
+          });
+          tags.push(consumerTag);
+        }
+        this.consumerTags.set(wrapper, { channel, tags, settler });
         options.onReady?.();
       },
     });
@@ -208,7 +220,9 @@ export class AmqpClient {
   async stopConsuming(graceMs: number): Promise<void> {
     if (!this.consuming) return;
     this.consuming = false;
-    await Promise.allSettled([...this.consumerTags.values()].map(({ channel, tag }) => channel.cancel(tag)));
+    await Promise.allSettled(
+      [...this.consumerTags.values()].flatMap(({ channel, tags }) => tags.map((tag) => channel.cancel(tag))),
+    );
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.inFlight]),

@@ -46,10 +46,15 @@ export const ROUTING_KEYS = {
 export const SLOW_LANE_SHARDS = 8;
 
 /** Shard 0 keeps the name the slow lane had before it was split, so messages waiting there are still consumed. */
-export const slowLaneQueueName = (shard: number) =>
+const slowLaneQueueName = (shard: number) =>
   shard === 0 ? 'dispatcher.deliveries.slow' : `dispatcher.deliveries.slow.${shard}`;
 
 export const slowLaneRoutingKey = (shard: number) => (shard === 0 ? 'deliver-slow' : `deliver-slow.${shard}`);
+
+/** Every shard's queue, shard 0 first. */
+export const SLOW_LANE_QUEUES: readonly string[] = Array.from({ length: SLOW_LANE_SHARDS }, (_, shard) =>
+  slowLaneQueueName(shard),
+);
 
 /** The slow-lane shard of a webhook: a stable hash (32-bit FNV-1a) of its id, the same in every process. */
 export function slowLaneShard(webhookId: string): number {
@@ -120,9 +125,9 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
 
   // The slow lane: deliveries of webhooks that currently hang or answer slowly wait here with prefetches of their
   // own, so they never hold the delivery queue's prefetch that healthy webhooks need.
-  for (let shard = 0; shard < SLOW_LANE_SHARDS; shard += 1) {
-    await channel.assertQueue(slowLaneQueueName(shard), { durable: true, arguments: deliveryQueueArguments });
-    await channel.bindQueue(slowLaneQueueName(shard), EXCHANGES.deliveries, slowLaneRoutingKey(shard));
+  for (const [shard, queue] of SLOW_LANE_QUEUES.entries()) {
+    await channel.assertQueue(queue, { durable: true, arguments: deliveryQueueArguments });
+    await channel.bindQueue(queue, EXCHANGES.deliveries, slowLaneRoutingKey(shard));
   }
 
   const delayQueues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);

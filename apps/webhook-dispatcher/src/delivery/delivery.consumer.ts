@@ -1,14 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { ConsumeMessage } from 'amqplib';
-import {
-  AmqpClient,
-  ATTEMPT_HEADER,
-  GUARD_HEADER,
-  QUEUES,
-  SLOW_LANE_SHARDS,
-  slowLaneQueueName,
-  type DeliveryMessage,
-} from '#messaging';
+import { AmqpClient, ATTEMPT_HEADER, GUARD_HEADER, QUEUES, SLOW_LANE_QUEUES, type DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryService, type Lane, type Origin } from './delivery.service.js';
 
@@ -33,10 +25,10 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
     await this.amqp.consume(QUEUES.deliveries, (raw) => this.handle(raw, 'normal'), {
       prefetch: this.config.concurrency,
     });
-    const perShard = Math.ceil(this.config.slowLaneConcurrency / SLOW_LANE_SHARDS);
-    for (let shard = 0; shard < SLOW_LANE_SHARDS; shard += 1) {
-      await this.amqp.consume(slowLaneQueueName(shard), (raw) => this.handle(raw, 'slow'), { prefetch: perShard });
-    }
+    // All shards on one channel, each consumer with its share of the slow lane's prefetch.
+    await this.amqp.consume(SLOW_LANE_QUEUES, (raw) => this.handle(raw, 'slow'), {
+      prefetch: Math.ceil(this.config.slowLaneConcurrency / SLOW_LANE_QUEUES.length),
+    });
   }
 
   private async handle(raw: ConsumeMessage, lane: Lane): Promise<'ack' | 'reject'> {

@@ -1,5 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { AmqpClient, QUEUES, SLOW_LANE_SHARDS, slowLaneQueueName } from '#messaging';
+import { AmqpClient, QUEUES, SLOW_LANE_QUEUES } from '#messaging';
 import { DispatcherMetrics } from './dispatcher.metrics.js';
 
 @Controller('metrics')
@@ -16,7 +16,7 @@ export class MetricsController {
     for (const queue of [
       QUEUES.dispatcherEvents,
       QUEUES.deliveries,
-      ...Array.from({ length: SLOW_LANE_SHARDS }, (_, shard) => slowLaneQueueName(shard)),
+      ...SLOW_LANE_QUEUES,
       QUEUES.parkedDeliveries,
       QUEUES.parkedEvents,
     ]) {

@@ -67,7 +67,8 @@ describe('database outages and deleted webhooks (real PostgreSQL and RabbitMQ)',
     await receiver.start();
     amqp = testAmqp();
     await amqp.waitForConnect();
-    dispatcher = await startDispatcher();
+    // Short enough for the lock test below to outlast it twice over; long enough for everything else here.
+    dispatcher = await startDispatcher({ DATABASE_STATEMENT_TIMEOUT: '1s' });
   });
   afterAll(async () => {
     await dispatcher.close();
@@ -103,6 +104,35 @@ describe('database outages and deleted webhooks (real PostgreSQL and RabbitMQ)',
     // Retry is off for these webhooks: exactly one attempt each, whatever the outage cut short.
     expect(all.filter((row) => row.logged !== 1 || row.received !== 1)).toEqual([]);
   }, 120_000);
+
+  it('log writes cancelled by the statement timeout (the log locked for 3 s) are waited out: each POSTed and logged once', async () => {
+    const { merchantId, integrationId } = await createMerchant();
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/held` });
+    const locker = new pg.Client({ connectionString: testEnv().databaseUrl });
+    await locker.connect();
+    try {
+      // SHARE mode blocks every INSERT into the log and lets reads through.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE webhook_log IN SHARE MODE');
+      await publishEvents(
+        amqp,
+        Array.from({ length: 20 }, () => transactionEvent(merchantId, integrationId)),
+      );
+      await waitFor(() => receiver.to('/held').length >= 20, { timeoutMs: 20_000, what: '20 POSTs' });
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    const all = await waitFor(
+      async () => {
+        const rows = await deliveries([hook.id], receiver);
+        return rows.length === 20 && rows.every((row) => row.logged > 0) && rows;
+      },
+      { timeoutMs: 30_000, what: '20 deliveries, each logged' },
+    );
+    expect(all.filter((row) => row.logged !== 1 || row.received !== 1)).toEqual([]);
+  }, 60_000);
 
   it('a webhook deleted while its attempts run costs other webhooks nothing: each of theirs POSTed and logged once', async () => {
     const [doomed, kept] = [await createMerchant(), await createMerchant()];

@@ -8,7 +8,16 @@ export interface DatabaseOptions {
   /** Connections in this process's pool. */
   poolSize?: number;
   applicationName?: string;
+  /**
+   * The apps' sessions: a statement still running after this many milliseconds is cancelled by PostgreSQL (SQLSTATE
+   * 57014, answered 503 by the APIs, waited out by the dispatcher), and a transaction left idle for a minute is
+   * ended. Unset (migrations): no limit, since building an index on a large table may take long.
+   */
+  statementTimeoutMs?: number;
 }
+
+/** A transaction idle this long holds its locks for nobody: its session is ended (apps only). */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** TypeORM options for the platform's single PostgreSQL database. Schema changes only by migrations. */
 export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
@@ -30,6 +39,13 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
       connectionTimeoutMillis: 5_000,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
+      ...(options.statementTimeoutMs === undefined
+        ? {}
+        : {
+            // Sent with the connection's start-up message: no extra round trip per connection or query.
+            statement_timeout: options.statementTimeoutMs,
+            idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+          }),
     },
   };
 }

@@ -1,9 +1,10 @@
 /** What a PostgreSQL (or pg driver) failure means to the code that ran the statement. */
 
 /** SQLSTATEs that may pass: connection exceptions (08), insufficient resources (53), PostgreSQL shutting down or
- * starting (57P01–57P03), a database not accepting connections (55000), a lock not available (55P03), a read-only
- * server during a failover (25006), serialisation failures and deadlocks (40001, 40P01). */
-const TRANSIENT_SQLSTATE = /^(08|53)|^(57P01|57P02|57P03|55000|55P03|25006|40001|40P01)$/;
+ * starting (57P01–57P03), a statement cancelled after the statement timeout (57014), a database not accepting
+ * connections (55000), a lock not available (55P03), a read-only server during a failover (25006), serialisation
+ * failures and deadlocks (40001, 40P01). */
+const TRANSIENT_SQLSTATE = /^(08|53)|^(57014|57P01|57P02|57P03|55000|55P03|25006|40001|40P01)$/;
 /** Socket errors of a connection that could not be made or was lost. */
 const TRANSIENT_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
 /** The pg driver's own messages for a lost or unobtainable connection (they carry no code). */
@@ -13,7 +14,8 @@ const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.co
 
 /**
  * Whether repeating may fix this database failure: the connection could not be made or was lost, PostgreSQL is
- * shutting down, starting up or out of connections, or the transaction lost a race. Anything else (bad data, a
+ * shutting down, starting up or out of connections, did not answer within the statement timeout, or the
+ * transaction lost a race. Anything else (bad data, a
  * constraint, an error in the statement, a bug) would fail again.
  */
 export function isTransientDatabaseError(error: unknown): boolean {

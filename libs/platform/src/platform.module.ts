@@ -28,6 +28,7 @@ export class PlatformModule {
             entities: options.entities,
             poolSize: options.poolSize,
             applicationName: options.name,
+            statementTimeoutMs: options.base.databaseStatementTimeoutMs,
           }),
           retryAttempts: 20,
           retryDelay: 1_000,

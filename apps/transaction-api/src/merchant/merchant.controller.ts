@@ -8,7 +8,7 @@ import { MerchantService } from './merchant.service.js';
 
 @ApiTags('Platform: merchants')
 @ApiBearerAuth('platform')
-@ApiProblems([400, 401, 413, 415])
+@ApiProblems([400, 401, 413, 415, 503])
 @UseGuards(PlatformTokenGuard)
 @Controller('internal/merchants')
 export class MerchantController {

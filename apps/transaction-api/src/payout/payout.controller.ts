@@ -8,7 +8,7 @@ import { PayoutService } from './payout.service.js';
 @ApiTags('Platform: payouts')
 @ApiBearerAuth('platform')
 @ApiExtraModels(ProblemDoc, FieldErrorDoc)
-@ApiProblems([400, 401, 413, 415])
+@ApiProblems([400, 401, 413, 415, 503])
 @UseGuards(PlatformTokenGuard)
 @Controller('internal/payouts')
 export class PayoutController {

@@ -17,7 +17,7 @@ import { SubscriptionService } from './subscription.service.js';
 @ApiTags('Platform: subscriptions')
 @ApiBearerAuth('platform')
 @ApiExtraModels(ProblemDoc, FieldErrorDoc)
-@ApiProblems([400, 401, 413, 415])
+@ApiProblems([400, 401, 413, 415, 503])
 @UseGuards(PlatformTokenGuard)
 @Controller('internal/subscriptions')
 export class SubscriptionController {

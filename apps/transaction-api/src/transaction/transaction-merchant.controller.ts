@@ -30,7 +30,7 @@ const VERSION_PARAM = { name: 'version', description: API_VERSION_DESCRIPTION, e
 @ApiBearerAuth('apiKey')
 @ApiSecurity('apiKeyHeader')
 @ApiExtraModels(ProblemDoc, FieldErrorDoc, TransactionV1Doc, TransactionV117Doc)
-@ApiProblems([400, 401, 404])
+@ApiProblems([400, 401, 404, 503])
 @UseGuards(ApiKeyGuard)
 @Controller('v:version/transactions')
 export class TransactionMerchantController {

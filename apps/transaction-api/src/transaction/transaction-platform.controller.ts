@@ -19,7 +19,7 @@ import { describeStatusMoves } from './transaction.status-machine.js';
 @ApiTags('Platform: transactions')
 @ApiBearerAuth('platform')
 @ApiExtraModels(ProblemDoc, FieldErrorDoc)
-@ApiProblems([400, 401, 413, 415])
+@ApiProblems([400, 401, 413, 415, 503])
 @UseGuards(PlatformTokenGuard)
 @Controller('internal/transactions')
 export class TransactionPlatformController {

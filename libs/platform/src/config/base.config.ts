@@ -22,6 +22,8 @@ export interface BaseConfig {
   isDevelopment: boolean;
   databaseUrl: string;
   amqpUrl: string;
+  /** DATABASE_STATEMENT_TIMEOUT: PostgreSQL cancels a statement still running after this long (0: never). */
+  databaseStatementTimeoutMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -37,6 +39,7 @@ export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; bas
     isDevelopment,
     databaseUrl: reader.url('DATABASE_URL', ['postgres:', 'postgresql:'], { default: DEFAULT_DATABASE_URL }),
     amqpUrl: reader.url('AMQP_URL', ['amqp:', 'amqps:'], { default: DEFAULT_AMQP_URL }),
+    databaseStatementTimeoutMs: reader.duration('DATABASE_STATEMENT_TIMEOUT', { default: 10_000, min: 0 }),
     logLevel: reader.oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
   };
   return { reader, base };

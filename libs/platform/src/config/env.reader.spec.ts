@@ -94,7 +94,17 @@ describe('readBaseConfig', () => {
       isDevelopment: false,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/payments',
       amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
+      databaseStatementTimeoutMs: 10_000,
     });
+  });
+
+  it('reads DATABASE_STATEMENT_TIMEOUT as a duration; 0 turns the limit off; anything else is refused', () => {
+    expect(readBaseConfig({ DATABASE_STATEMENT_TIMEOUT: '2s' }).base.databaseStatementTimeoutMs).toBe(2_000);
+    expect(readBaseConfig({ DATABASE_STATEMENT_TIMEOUT: '0' }).base.databaseStatementTimeoutMs).toBe(0);
+    const { reader } = readBaseConfig({ DATABASE_STATEMENT_TIMEOUT: 'soon' });
+    expect(fail(() => reader.done()).problems).toEqual([
+      expect.stringMatching(/^DATABASE_STATEMENT_TIMEOUT must be a duration/),
+    ]);
   });
 
   it('rejects a DATABASE_URL that is not a postgres URL, without echoing it', () => {

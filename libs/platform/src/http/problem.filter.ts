@@ -1,8 +1,16 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isTransientDatabaseError } from '#persistence';
 import { PROBLEM_CONTENT_TYPE, Problem, ProblemException, problemFor } from './problem.js';
 
-/** Turns every error into an RFC 9457 problem. Unknown errors are logged and answered with a bare 500. */
+/** How long a client should wait before repeating a request answered 503 (the `Retry-After` header). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Turns every error into an RFC 9457 problem. A database that is away or did not answer within the statement timeout
+ * is a 503 (the request may be repeated: every write is idempotent or changes nothing when it fails). Unknown errors
+ * are logged and answered with a bare 500.
+ */
 export function toProblem(error: unknown, logger: Logger, request?: FastifyRequest): Problem {
   if (error instanceof ProblemException) return error.problem;
   if (error instanceof HttpException) {
@@ -16,13 +24,21 @@ export function toProblem(error: unknown, logger: Logger, request?: FastifyReque
           : String((response as { message?: unknown }).message ?? error.message);
     return problemFor(status, message);
   }
+  const where = `${request?.method ?? '?'} ${request?.routeOptions?.url ?? request?.url ?? '?'}`;
+  if (isTransientDatabaseError(error)) {
+    // One line, not a stack: during an outage every request says the same.
+    logger.warn(`Database unavailable on ${where}: ${(error as Error).message}`);
+    return problemFor(
+      503,
+      'The database is unavailable or did not answer in time. Retry the request in a moment; ' +
+        'a change that was not answered is either recorded in full or not at all.',
+    );
+  }
   const fastifyError = error as { statusCode?: number; code?: string; message?: string };
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return problemFor(fastifyError.statusCode, describeFastifyError(fastifyError));
   }
-  logger.error(
-    `Unhandled error on ${request?.method ?? '?'} ${request?.routeOptions?.url ?? request?.url ?? '?'}: ${(error as Error)?.stack ?? String(error)}`,
-  );
+  logger.error(`Unhandled error on ${where}: ${(error as Error)?.stack ?? String(error)}`);
   return problemFor(500, 'An unexpected error occurred. It has been logged.');
 }
 
@@ -41,6 +57,7 @@ function describeFastifyError(error: { code?: string; message?: string }): strin
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): void {
+  if (problem.status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   void reply.status(problem.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 

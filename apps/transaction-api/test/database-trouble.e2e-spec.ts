@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testEnv } from '#testing';
 import pg from 'pg';
-import { sql } from './db.js';
+import { eventsOf, sql } from './db.js';
 import { TransactionApiHarness, transactionBody } from './harness.js';
-
-const eventsOf = async (uuid: string) =>
-  (await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [uuid])).map(
-    (row) => row.type,
-  );
 
 /**
  * When PostgreSQL cannot answer in time (a lock held elsewhere, an overloaded server), a request is answered

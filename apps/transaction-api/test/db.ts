@@ -15,6 +15,12 @@ export async function sql<T extends pg.QueryResultRow = Record<string, unknown>>
   }
 }
 
+/** The types of the events recorded for one subject (transaction uuid), in outbox order. */
+export const eventsOf = async (uuid: string): Promise<string[]> =>
+  (await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [uuid])).map(
+    (row) => row.type,
+  );
+
 /** Every row of every table of the public schema, as text: what a database dump would contain. */
 export async function dumpDatabase(): Promise<string> {
   const tables = await sql<{ name: string }>(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { API_VERSIONS } from '#domain';
-import { sql } from './db.js';
+import { eventsOf, sql } from './db.js';
 import { TransactionApiHarness, transactionBody } from './harness.js';
 
 const BASE_KEYS = [
@@ -25,11 +25,6 @@ const AUTH = {
   cavv: 'AJkBByEyYgAAAAAAAAAAAAAAAAA=',
   dsTransactionId: randomUUID(),
 };
-
-const eventsOf = async (uuid: string) =>
-  (await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [uuid])).map(
-    (row) => row.type,
-  );
 
 describe('transactions (e2e over HTTP)', () => {
   let api: TransactionApiHarness;

@@ -41,12 +41,21 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
       version: '1.17',
       configure: (builder) =>
         builder
-          .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Merchant API key (pk_…)' }, 'apiKey')
+          // bearerFormat: Nest's default says JWT; neither credential is one.
+          .addBearerAuth(
+            { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'Merchant API key (pk_…)' },
+            'apiKey',
+          )
           .addApiKey(
             { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Merchant API key (pk_…)' },
             'apiKeyHeader',
           )
-          .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'PLATFORM_TOKEN' }, 'platform'),
+          .addBearerAuth(
+            { type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'PLATFORM_TOKEN' },
+            'platform',
+          ),
+      // A 1.17 object would otherwise also match the 1.0–1.16 schema of the same `oneOf`.
+      closedSchemas: ['TransactionV1Doc', 'TransactionV117Doc', 'ThreeDSecureDoc'],
     },
   });
   // The API speaks JSON only: without Fastify's text/plain parser any other body type answers 415.

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { API_VERSIONS } from '#domain';
-import { TransactionApiHarness } from './harness.js';
+import { TransactionApiHarness, transactionBody } from './harness.js';
 
 interface Schema {
   properties?: Record<
@@ -30,7 +32,11 @@ interface OpenApi {
       }
     >
   >;
-  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { bearerFormat?: string }> };
+}
+
+interface Content {
+  content: Record<string, { schema: object }>;
 }
 
 describe('OpenAPI (e2e over HTTP)', () => {
@@ -102,5 +108,62 @@ describe('OpenAPI (e2e over HTTP)', () => {
     expect(Object.keys(doc.components.schemas.TransactionV117Doc.properties ?? {})).toContain('3dsecure');
     expect(Object.keys(doc.components.schemas.TransactionV1Doc.properties ?? {})).not.toContain('3dsecure');
     expect(doc.components.schemas.ProblemDoc.properties).toHaveProperty('errors');
+  });
+
+  it('describes the credentials as what they are (an API key, a token), not JWTs', () => {
+    expect(doc.components.securitySchemes.apiKey.bearerFormat).toBe('API key');
+    expect(doc.components.securitySchemes.platform.bearerFormat).toBe('opaque token');
+  });
+
+  it('validates real responses of every kind against their documented schemas, and only those', async () => {
+    // A validator as a client generator would use one: the document's components, each response's schema.
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    const schemaOf = (path: string, method: string, status: number) => {
+      const response = doc.paths[path][method].responses[String(status)] as Content;
+      const [media] = Object.values(response.content);
+      return ajv.compile(JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components/', '"doc#/components/')));
+    };
+    const check = (path: string, method: string, reply: { status: number; body: unknown }) => {
+      const validate = schemaOf(path, method, reply.status);
+      expect([path, reply.status, validate(reply.body) ? 'valid' : validate.errors]).toEqual([
+        path,
+        reply.status,
+        'valid',
+      ]);
+    };
+
+    const { merchantId, integrationId, apiKey } = await api.merchantWithKey();
+    const authentication = { eci: '05', source: '3ds', version: '2.2.0', flow: 'Challenge' };
+    const created = await api.platform<{ uuid: string }>(
+      'POST',
+      '/internal/transactions',
+      transactionBody(merchantId, integrationId, { authentication }),
+    );
+    check('/internal/transactions', 'post', created);
+    check('/internal/transactions', 'post', await api.platform('POST', '/internal/transactions', { amount: -1 }));
+    check(
+      '/internal/transactions/{uuid}/status',
+      'post',
+      await api.platform('POST', `/internal/transactions/${created.body.uuid}/status`, { status: 'confirmed' }),
+    );
+    await api.platform('POST', '/internal/transactions', transactionBody(merchantId, null));
+    for (const version of ['1.0', '1.16', '1.17']) {
+      check('/v{version}/transactions', 'get', await api.merchant(apiKey, `/v${version}/transactions`));
+      check(
+        '/v{version}/transactions/{uuid}',
+        'get',
+        await api.merchant(apiKey, `/v${version}/transactions/${created.body.uuid}`),
+      );
+    }
+
+    // Closed shapes: a 1.17 object matches the 1.17 schema only, and a key no version has matches none.
+    const one = (await api.merchant<Record<string, unknown>>(apiKey, `/v1.17/transactions/${created.body.uuid}`))
+      .body;
+    const validate = schemaOf('/v{version}/transactions/{uuid}', 'get', 200);
+    expect(validate({ ...one, surprise: 1 })).toBe(false);
+    const { '3dsecure': _threeDSecure, ...older } = one;
+    expect([validate(one), validate(older)]).toEqual([true, true]);
   });
 });

@@ -22,7 +22,17 @@ export interface HttpAppOptions {
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
   /** Serve OpenAPI at /docs and /docs-json. */
-  openApi?: { title: string; description: string; version: string; configure?: (builder: DocumentBuilder) => void };
+  openApi?: {
+    title: string;
+    description: string;
+    version: string;
+    configure?: (builder: DocumentBuilder) => void;
+    /**
+     * Schemas whose objects carry exactly their listed properties (`additionalProperties: false`): needed where a
+     * response is `oneOf` shapes that differ by added keys, or an object with more keys would match several.
+     */
+    closedSchemas?: string[];
+  };
   /** Trust X-Forwarded-* from these reverse proxies (addresses, CIDR ranges; see EnvReader.proxyTrust). */
   trustProxy?: false | string[];
 }
@@ -71,5 +81,10 @@ function mountOpenApi(app: INestApplication, openApi: NonNullable<HttpAppOptions
     .setVersion(openApi.version);
   openApi.configure?.(builder);
   const document = SwaggerModule.createDocument(app, builder.build());
+  for (const name of openApi.closedSchemas ?? []) {
+    const schema = document.components?.schemas?.[name];
+    if (!schema || '$ref' in schema) throw new Error(`OpenAPI: no schema ${name} to close`);
+    schema.additionalProperties = false;
+  }
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ATTEMPT_HEADER, EXCHANGES, ROUTING_KEYS } from '#messaging';
 import { waitFor } from '#testing';
 import { AmqpTap } from './support/amqp-tap.js';
-import { type Client, newMerchantSession, type RunningApp, startApp } from './support/harness.js';
+import { call, type Client, newMerchantSession, type RunningApp, startApp } from './support/harness.js';
 import { seedDelivery } from './support/log-seed.js';
 
 /** A closed local port: should a dispatcher pick these messages up, it fails at once. */
@@ -201,5 +201,27 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     expect(
       (await client.request('POST', `/api/webhooks/${created.body.id}/test`, undefined, { csrf: false })).status,
     ).toBe(403);
+  });
+
+  it('routes that take no body accept an empty one sent as application/json (many clients always send the header)', async () => {
+    const created = await client.post('/api/webhooks', {
+      name: 'Header',
+      url: CLOSED_PORT_URL,
+      events: ['transaction'],
+    });
+    const bare = (method: string, path: string) =>
+      call(running.baseUrl, method, path, {
+        headers: { cookie: client.cookie, 'x-csrf-token': client.csrfToken, 'content-type': 'application/json' },
+      });
+    const test = await bare('POST', `/api/webhooks/${created.body.id}/test`);
+    expect([test.status, test.text]).toEqual([202, expect.stringContaining('deliveryId')]);
+    expect((await bare('POST', `/api/webhooks/${created.body.id}/secret/rotate`)).status).toBe(200);
+    expect((await bare('DELETE', `/api/webhooks/${created.body.id}`)).status).toBe(204);
+    // A route that needs a body still refuses an empty one, naming what is missing.
+    const empty = await bare('POST', '/api/webhooks');
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors.map((error: { field: string }) => error.field)).toEqual(
+      expect.arrayContaining(['name', 'url', 'events']),
+    );
   });
 });

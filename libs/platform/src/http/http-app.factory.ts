@@ -54,6 +54,13 @@ export async function createHttpApp(
   // of '[' parse fine but overflow the stack in the recursive validation that follows.
   const parseJson = adapter.getInstance().getDefaultJsonParser('error', 'error');
   app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
+    // No body at all is no body, whatever the Content-Type (many HTTP clients send application/json on every
+    // request): routes that take none accept it, routes that need one refuse it in validation, naming each
+    // missing field.
+    if (body.length === 0) {
+      done(null, undefined);
+      return;
+    }
     if (nestsDeeperThan(body)) {
       done(
         new ProblemException(400, `The request body nests more than ${MAX_JSON_DEPTH} levels of objects and arrays.`),

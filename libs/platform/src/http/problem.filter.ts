@@ -45,14 +45,13 @@ export function toProblem(error: unknown, logger: Logger, request?: FastifyReque
 function describeFastifyError(error: { code?: string; message?: string }): string {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'The request body is not valid JSON.';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'The request body is too large.';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'Unsupported content type; send application/json.';
     default:
-      return error.message?.replace(/^Body cannot be empty.*$/, 'The request body is empty.') ?? 'Bad request.';
+      return error.message ?? 'Bad request.';
   }
 }
 

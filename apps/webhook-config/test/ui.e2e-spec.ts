@@ -305,4 +305,48 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   }, 90_000);
+
+  it('shows the result of a test and of a resend even when the log was filtered to hide it', async () => {
+    if (dispatcherProblem)
+      throw new Error(`the dispatcher did not start: ${(dispatcherProblem as Error).stack ?? dispatcherProblem}`);
+    if (!webhookPage) throw new Error('the first test did not create the webhook');
+    // Signed out by the previous test: sign in again on the webhook's page.
+    await page.goto(webhookPage);
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
+
+    // The receiver now answers 500 to everything; the log holds one 200 and one 500 so far.
+    const rows = page.locator('table.log tbody tr');
+    const failed = page.locator('table.log tbody tr[data-status="500"]');
+    await failed.first().waitFor();
+    const outcome = page.getByLabel('Show');
+
+    // "Delivered" hides the 500 the test will get: sending switches the log back to all attempts, visibly.
+    await outcome.selectOption('success');
+    await failed.first().waitFor({ state: 'detached' });
+    await expect(rows.count()).resolves.toBe(1);
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await failed.nth(1).waitFor({ timeout: 30_000 });
+    await expect(outcome.inputValue()).resolves.toBe('');
+    await expect(rows.first().getAttribute('data-status')).resolves.toBe('500');
+    await expect(rows.count()).resolves.toBe(3);
+    await page.getByText('Delivery result: 500 — Error on your server.').waitFor();
+    expect(receiver.received).toHaveLength(3);
+
+    // The same for a resend from the filtered log.
+    await outcome.selectOption('success');
+    await failed.first().waitFor({ state: 'detached' });
+    await rows
+      .first()
+      .getByRole('button', { name: /^Resend/ })
+      .click();
+    await page.getByText('Sent again. The log shows all attempts again;').waitFor();
+    await expect(outcome.inputValue()).resolves.toBe('');
+    await failed.nth(2).waitFor({ timeout: 30_000 });
+    await expect(rows.first().getAttribute('data-status')).resolves.toBe('500');
+    await expect(rows.count()).resolves.toBe(4);
+    expect(receiver.received).toHaveLength(4);
+  }, 90_000);
 });

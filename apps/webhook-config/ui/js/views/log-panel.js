@@ -1,4 +1,4 @@
-/* global setTimeout */
+/* global document, setTimeout */
 import { api } from '../api.js';
 import { h, render, toast } from '../dom.js';
 import { formatDateTime, formatDuration, statusBadge } from '../format.js';
@@ -9,6 +9,7 @@ export function logPanel(webhook) {
   let entries = [];
   let nextCursor = null;
   let watching = 0;
+  let loading = 0;
 
   const body = h('div', { 'aria-live': 'polite' });
   const outcomeSelect = h(
@@ -25,7 +26,9 @@ export function logPanel(webhook) {
   );
 
   async function reload() {
+    const load = ++loading;
     const page = await api.logs(webhook.id, { outcome });
+    if (load !== loading) return entries[0]?.id ?? null; // a later reload (e.g. another filter) wins
     entries = page.data;
     nextCursor = page.nextCursor;
     draw();
@@ -40,15 +43,48 @@ export function logPanel(webhook) {
     draw();
   }
 
-  /** After a test or resend: look for the new attempt for a while (the dispatcher writes it within seconds). */
+  /**
+   * Sends a test or a resend (`send`) so that the merchant sees its result: a "Show" filter could hide it, so
+   * the log first goes back to all attempts (visibly: the select changes and the message says so), then it is
+   * watched until the new attempt arrives.
+   */
+  async function sendAndWatch(send, sentMessage) {
+    const filtered = outcome !== '';
+    if (filtered) {
+      outcome = '';
+      outcomeSelect.value = '';
+      await reload();
+    }
+    const previousTopId = entries[0]?.id ?? null;
+    await send();
+    toast(
+      filtered
+        ? `${sentMessage} The log shows all attempts again; the result appears in a few seconds.`
+        : `${sentMessage} The result appears in the log in a few seconds.`,
+    );
+    void watchForNew(previousTopId);
+  }
+
+  /**
+   * Looks for the new attempt for a while (the dispatcher writes it within seconds). It asks for the newest
+   * attempt of any outcome, so a filter chosen meanwhile cannot hide it, and redraws the log once it is there.
+   */
   async function watchForNew(previousTopId) {
     const run = ++watching;
     for (let i = 0; i < 30 && run === watching; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, i < 10 ? 1000 : 2000));
-      const top = await reload().catch(() => previousTopId);
-      if (top && top !== previousTopId) {
-        const newest = entries[0];
-        toast(`Delivery result: ${statusBadge(newest.status).text} — ${newest.explanation.title}.`);
+      if (run !== watching) return;
+      const newest = await api.logs(webhook.id, { limit: 1 }).then(
+        (page) => page.data[0],
+        () => undefined,
+      );
+      if (newest && newest.id !== previousTopId) {
+        await reload().catch(() => undefined);
+        const hidden = !entries.some((entry) => entry.id === newest.id);
+        toast(
+          `Delivery result: ${statusBadge(newest.status).text} — ${newest.explanation.title}.` +
+            (hidden ? ' Choose “All attempts” under “Show” to see it in the log.' : ''),
+        );
         return;
       }
     }
@@ -57,9 +93,7 @@ export function logPanel(webhook) {
   async function resend(entry, button) {
     button.disabled = true;
     try {
-      await api.resend(webhook.id, entry.id);
-      toast('Sent again. The result appears in the log in a few seconds.');
-      void watchForNew(entries[0]?.id ?? null);
+      await sendAndWatch(() => api.resend(webhook.id, entry.id), 'Sent again.');
     } catch (error) {
       toast(error.message);
     } finally {
@@ -68,6 +102,18 @@ export function logPanel(webhook) {
   }
 
   function draw() {
+    // A redraw replaces the rows: keep keyboard focus on the same entry's Resend button.
+    const focusedLogId = body.contains(document.activeElement)
+      ? document.activeElement.closest('tr')?.dataset.logId
+      : undefined;
+    drawEntries();
+    if (focusedLogId) {
+      const row = [...body.querySelectorAll('tr')].find((tr) => tr.dataset.logId === focusedLogId);
+      row?.querySelector('button')?.focus();
+    }
+  }
+
+  function drawEntries() {
     if (entries.length === 0) {
       render(
         body,
@@ -210,5 +256,5 @@ export function logPanel(webhook) {
     ),
     body,
   );
-  return { element: section, reload, watchForNew, topId: () => entries[0]?.id ?? null };
+  return { element: section, reload, sendAndWatch };
 }

@@ -19,10 +19,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
   async function sendTest() {
     testButton.disabled = true;
     try {
-      const before = log.topId();
-      await api.sendTest(webhook.id);
-      toast('Test webhook sent. The result appears in the log in a few seconds.');
-      void log.watchForNew(before);
+      await log.sendAndWatch(() => api.sendTest(webhook.id), 'Test webhook sent.');
     } catch (error) {
       toast(error.message);
     } finally {

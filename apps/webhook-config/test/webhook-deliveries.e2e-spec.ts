@@ -196,6 +196,47 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     expect(deliveries.messages.slice(before).filter((m) => m.body.deliveryId === full.deliveryId)).toEqual([]);
   });
 
+  it('resend: clicks in quick succession each take their own place and number, and the limit holds for them', async () => {
+    const created = await client.post('/api/webhooks', {
+      name: 'Clicky',
+      url: CLOSED_PORT_URL,
+      events: ['transaction'],
+    });
+    const webhook = { id: created.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL };
+    const start = Date.parse('2026-11-22T10:00:00Z');
+    const seeded = (n: number) =>
+      seedDelivery(
+        running.db,
+        webhook,
+        Array.from({ length: n }, (_, i) => ({ status: 500, createdAt: new Date(start + i * 1000) })),
+      );
+    // Nothing the dispatcher logs comes in between: the places and numbers must come from the requests alone.
+    const one = await seeded(1);
+    const before = deliveries.messages.length;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => client.post(`/api/webhooks/${webhook.id}/logs/${one.logIds[0]}/resend`)),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(answers.map((answer) => answer.body.attempt).sort()).toEqual([2, 3, 4, 5, 6]);
+    const numbers = await waitFor(() => {
+      const ours = deliveries.messages.slice(before).filter((m) => m.body.deliveryId === one.deliveryId);
+      return ours.length === 5 && ours.map((m) => m.headers[ATTEMPT_HEADER] as number);
+    });
+    expect(numbers.sort()).toEqual([2, 3, 4, 5, 6]);
+
+    const nearlyFull = await seeded(47);
+    const rush = await Promise.all(
+      Array.from({ length: 5 }, () => client.post(`/api/webhooks/${webhook.id}/logs/${nearlyFull.logIds[0]}/resend`)),
+    );
+    expect(rush.map((answer) => answer.status).sort()).toEqual([202, 202, 202, 409, 409]);
+    expect(
+      rush
+        .filter((answer) => answer.status === 202)
+        .map((answer) => answer.body.attempt)
+        .sort(),
+    ).toEqual([48, 49, 50]);
+  });
+
   it('test and resend require the CSRF token', async () => {
     const created = await client.post('/api/webhooks', { name: 'CSRF', url: CLOSED_PORT_URL, events: ['transaction'] });
     expect(

@@ -16,6 +16,8 @@ export type NewDelivery = Pick<
   | 'version'
   | 'retryOnError'
   | 'body'
+  | 'manualAttempts'
+  | 'lastManualAttempt'
 >;
 
 @Injectable()
@@ -33,14 +35,37 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * How many attempts of a delivery are logged, and the number the dispatcher gives the next one (one more than the
-   * latest logged number; a repeat already scheduled may carry it too).
+   * Takes the next manual attempt of a delivery, unless its attempts would exceed `max`: automatic ones logged plus
+   * manual ones requested (this one included). Answers the attempt's place among them and the attempt number the
+   * dispatcher is to give it — above every number logged and every manual one taken before, so the dispatcher never
+   * takes it for another attempt's redelivery. One UPDATE: it locks the delivery row, so concurrent resends count
+   * one after the other. `refused` carries the count reached when the limit is.
    */
-  async attempts(deliveryId: string): Promise<{ logged: number; nextNumber: number }> {
-    const [row] = await this.deliveries.query(
-      'SELECT count(*)::int AS logged, coalesce(max(attempt), 0) + 1 AS next FROM webhook_log WHERE delivery_id = $1',
+  async takeManualAttempt(
+    deliveryId: string,
+    max: number,
+  ): Promise<{ place: number; number: number } | { refused: number }> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [[taken]]: [Array<{ place: number; number: number }>, number] = await this.deliveries.query(
+      `WITH logged AS (
+         SELECT count(*) FILTER (WHERE NOT manual)::int AS automatic, count(*) FILTER (WHERE manual)::int AS manual,
+                coalesce(max(attempt), 0)::int AS top
+           FROM webhook_log WHERE delivery_id = $1)
+       UPDATE webhook_delivery d
+          SET manual_attempts = greatest(d.manual_attempts, logged.manual) + 1,
+              last_manual_attempt = greatest(d.last_manual_attempt, logged.top) + 1
+         FROM logged
+        WHERE d.id = $1 AND logged.automatic + greatest(d.manual_attempts, logged.manual) < $2
+       RETURNING logged.automatic + d.manual_attempts AS place, d.last_manual_attempt AS number`,
+      [deliveryId, max],
+    );
+    if (taken) return taken;
+    const [count] = await this.deliveries.query(
+      `SELECT count(*) FILTER (WHERE NOT l.manual)::int + greatest(d.manual_attempts, count(*) FILTER (WHERE l.manual)::int) AS n
+         FROM webhook_delivery d LEFT JOIN webhook_log l ON l.delivery_id = d.id
+        WHERE d.id = $1 GROUP BY d.id`,
       [deliveryId],
     );
-    return { logged: Number(row.logged), nextNumber: Number(row.next) };
+    return { refused: Number(count?.n ?? max) };
   }
 }

@@ -49,6 +49,8 @@ export class WebhookDeliveryService {
       version: webhook.version,
       retryOnError: false,
       body: Buffer.from(body, 'utf8'),
+      manualAttempts: 1,
+      lastManualAttempt: 1,
     });
     await this.publisher.deliverNow(deliveryId, 1);
     return { deliveryId };
@@ -64,15 +66,15 @@ export class WebhookDeliveryService {
     const delivery = log && (await this.deliveries.findOfWebhook(webhookId, log.deliveryId));
     if (!delivery) throw new ProblemException(404, 'There is no log entry with this id.');
     // The dispatcher sends every attempt, resends included, to the webhook's current URL.
-    const { logged, nextNumber } = await this.deliveries.attempts(delivery.id);
-    if (logged >= MAX_ATTEMPTS_PER_DELIVERY) {
+    const taken = await this.deliveries.takeManualAttempt(delivery.id, MAX_ATTEMPTS_PER_DELIVERY);
+    if ('refused' in taken) {
       throw new ProblemException(
         409,
-        `This event was already sent ${logged} times to this webhook; it is not resent again. Use “Send test” to check your server.`,
+        `This event was already sent ${taken.refused} times to this webhook; it is not resent again. Use “Send test” to check your server.`,
         { type: 'urn:problem:resend-limit', title: 'Resend limit reached' },
       );
     }
-    await this.publisher.deliverNow(delivery.id, nextNumber);
-    return { deliveryId: delivery.id, attempt: logged + 1 };
+    await this.publisher.deliverNow(delivery.id, taken.number);
+    return { deliveryId: delivery.id, attempt: taken.place };
   }
 }

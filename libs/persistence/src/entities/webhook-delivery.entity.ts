@@ -9,9 +9,10 @@ export interface DeliverySubject {
 
 /**
  * One (event, webhook) pair. Its id is the `webhook-id` header on every attempt. The body is rendered once,
- * so every repeat and every resend sends the same bytes (signed again with a new timestamp). Written once:
- * a delivery's state is its latest webhook_log row. `url` is the webhook's URL when the event was fanned out;
- * every attempt goes to the webhook's current URL.
+ * so every repeat and every resend sends the same bytes (signed again with a new timestamp). A delivery's state is
+ * its latest webhook_log row; the row itself changes only to count manual attempts (a test, resends) when they are
+ * requested. `url` is the webhook's URL when the event was fanned out; every attempt goes to the webhook's current
+ * URL.
  */
 @Entity('webhook_delivery')
 export class WebhookDeliveryEntity {
@@ -26,5 +27,9 @@ export class WebhookDeliveryEntity {
   @Column('text') version!: string;
   @Column('boolean', { name: 'retry_on_error' }) retryOnError!: boolean;
   @Column('bytea') body!: Buffer;
+  /** Manual attempts requested (rows from before this column: see the larger of it and the manual log entries). */
+  @Column('int', { name: 'manual_attempts', default: 0 }) manualAttempts!: number;
+  /** The attempt number the latest manual attempt took. */
+  @Column('int', { name: 'last_manual_attempt', default: 0 }) lastManualAttempt!: number;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt!: Date;
 }

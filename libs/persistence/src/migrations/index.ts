@@ -6,6 +6,7 @@ import { WebhookLogWebhookFk1763800500000 } from './1763800500000-webhook-log-we
 import { WebhookDeliveryWebhookIndex1763800600000 } from './1763800600000-webhook-delivery-webhook-index.js';
 import { OutboxEventIdKey1763800700000 } from './1763800700000-outbox-event-id-key.js';
 import { WebhookLogManual1763800800000 } from './1763800800000-webhook-log-manual.js';
+import { WebhookDeliveryManualAttempts1763800900000 } from './1763800900000-webhook-delivery-manual-attempts.js';
 
 /** Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   WebhookDeliveryWebhookIndex1763800600000,
   OutboxEventIdKey1763800700000,
   WebhookLogManual1763800800000,
+  WebhookDeliveryManualAttempts1763800900000,
 ];

@@ -23,13 +23,18 @@ describe('isPublicAddress', () => {
     '::ffff:10.1.2.3',
     '::7f00:1',
     '::ffff:0:7f00:1',
+    '64:ff9b::7f00:1',
+    '64:ff9b:1::a00:1',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
     'not-an-ip',
     '',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2001:4860::8888'])(
     'allows %s',
     (address) => {
       expect(isPublicAddress(address)).toBe(true);

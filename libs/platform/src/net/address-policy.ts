@@ -3,7 +3,8 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Addresses a webhook may never reach unless WEBHOOK_ALLOW_PRIVATE_TARGETS: loopback, private, link-local
  * (including cloud metadata 169.254.169.254 and fd00:ec2::254), carrier-grade NAT, multicast, reserved and
- * the unspecified address — in IPv4 and IPv6, including IPv4-mapped IPv6.
+ * the unspecified address — in IPv4 and IPv6, including IPv4-mapped IPv6 and the IPv6 forms that wrap an IPv4
+ * address (NAT64, 6to4, Teredo).
  */
 const blocked = new BlockList();
 for (const [network, prefix] of [
@@ -28,9 +29,14 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form (::7f00:1)
   ['::ffff:0:0:0', 96], // IPv4-translated (SIIT)
-  ['64:ff9b::', 96],
+  ['64:ff9b::', 96], // NAT64 (an IPv4 address inside)
+  ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64],
+  // Tunnels with an IPv4 address inside, on a host with a relay: Teredo (2001::/32) and 6to4 (2002::/16; e.g.
+  // 2002:7f00:1:: wraps 127.0.0.1). Both are deprecated and no webhook endpoint needs them: refused whole.
+  ['2001::', 32],
   ['2001:db8::', 32],
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],

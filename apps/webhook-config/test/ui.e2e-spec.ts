@@ -287,6 +287,7 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     expect(row).toContain('Error on your server');
     expect(row).toContain('failed while processing it');
     expect(row).toContain('What to do: Look at your server’s or shop system’s error log');
+    expect(row).toContain('No automatic repeat follows this attempt.');
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1].headers['webhook-id']).toBe(first.headers['webhook-id']);
 

@@ -181,10 +181,14 @@ export function logPanel(webhook) {
             badge.tone === 'ok'
               ? null
               : h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), entry.explanation.remedy),
+            // Said as scheduled, not "next": on an older entry that time has passed and the repeat is above it.
             entry.nextAttemptAt
-              ? h('p', { class: 'next-attempt' }, `Next attempt: ${formatDateTime(entry.nextAttemptAt)}`)
-              : null,
-            entry.error || entry.responseExcerpt
+              ? h('p', { class: 'next-attempt' }, `Repeat scheduled for ${formatDateTime(entry.nextAttemptAt)}.`)
+              : badge.tone === 'ok'
+                ? null
+                : h('p', { class: 'next-attempt' }, 'No automatic repeat follows this attempt.'),
+            // Every failure has details, a redirect too (nothing in `error` or the excerpt): where it was sent.
+            entry.error || entry.responseExcerpt || badge.tone !== 'ok'
               ? h(
                   'details',
                   { class: 'detail-extra' },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from '#domain';
 import { TransactionApiHarness, transactionBody } from './harness.js';
 
 interface Page {
@@ -129,35 +130,65 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
     expect(second.body.data.map((t) => t.uuid)).toEqual(expected.slice(10, 20));
   });
 
-  it('answers 400 problems naming the parameter for bad limits, cursors, filters and unknown parameters', async () => {
-    const cases: [string, string][] = [
-      ['limit=0', 'limit'],
-      ['limit=101', 'limit'],
-      ['limit=abc', 'limit'],
-      ['limit=1.5', 'limit'],
-      ['limit=-1', 'limit'],
-      ['limit=', 'limit'],
-      ['limit=1&limit=2', 'limit'],
-      ['cursor=garbage', 'cursor'],
-      ['cursor=eyJhIjoxfQ', 'cursor'],
-      ['cursor=', 'cursor'],
-      ['status=paid', 'status'],
-      ['type=online', 'type'],
-      ['createdFrom=yesterday', 'createdFrom'],
-      ['createdTo=2026-02-30T00:00:00Z', 'createdTo'],
-      ['referenceId=', 'referenceId'],
-      ['referenceId=a%00b', 'referenceId'],
-      ['psp=' + 'x'.repeat(101), 'psp'],
-      ['sort=asc', 'sort'],
+  it('answers 400 problems naming the parameter, with one true message each, for bad parameters', async () => {
+    const field = (name: string, message: string) => [{ field: name, message }];
+    const limit = field('limit', 'must be an integer from 1 to 100');
+    const instant =
+      'must be an ISO 8601 date-time with a time zone in the years 1970–9999, e.g. 2026-11-22T10:00:00.000Z';
+    const once = (name: string) => field(name, 'must be given only once');
+    const status = field('status', `must be one of the following values: ${TRANSACTION_STATUSES.join(', ')}`);
+    const cases: [string, { field: string; message: string }[]][] = [
+      ['limit=0', limit],
+      ['limit=101', limit],
+      ['limit=abc', limit],
+      ['limit=1.5', limit],
+      ['limit=-1', limit],
+      ['limit=', limit],
+      ['cursor=garbage', field('cursor', 'is not a cursor returned by this API')],
+      ['cursor=eyJhIjoxfQ', field('cursor', 'is not a cursor returned by this API')],
+      ['cursor=', field('cursor', 'must be between 1 and 200 characters long')],
+      ['status=paid', status],
+      ['type=online', field('type', `must be one of the following values: ${TRANSACTION_TYPES.join(', ')}`)],
+      ['createdFrom=yesterday', field('createdFrom', instant)],
+      ['createdTo=2026-02-30T00:00:00Z', field('createdTo', instant)],
+      ['createdFrom=1969-12-31T23:59:59Z', field('createdFrom', instant)],
+      ['referenceId=', field('referenceId', 'must be between 1 and 255 characters long')],
+      ['referenceId=a%00b', field('referenceId', 'must not contain NUL characters')],
+      ['psp=' + 'x'.repeat(101), field('psp', 'must be between 1 and 100 characters long')],
+      ['sort=asc', field('sort', 'property sort should not exist')],
+      // A repeated parameter: that is the problem, whatever its values (here each would be valid alone).
+      ['limit=1&limit=2', once('limit')],
+      ['limit=abc&limit=', once('limit')],
+      ['status=confirmed&status=waiting', once('status')],
+      ['createdFrom=2026-01-01T00:00:00Z&createdFrom=2026-01-02T00:00:00Z', once('createdFrom')],
+      ['limit=1&limit=2&status=paid', [...once('limit'), ...status]],
+      [
+        'createdFrom=2026-01-02T00:00:00Z&createdTo=2026-01-01T23:59:59.999Z',
+        field('createdTo', 'must not be before createdFrom'),
+      ],
     ];
-    for (const [query, field] of cases) {
-      const reply = await api.merchant<{ status: number; errors?: { field: string }[] }>(
+    for (const [query, errors] of cases) {
+      const reply = await api.merchant<{ status: number; errors?: { field: string; message: string }[] }>(
         merchant.apiKey,
         `/v1.17/transactions?${query}`,
       );
-      expect([query, reply.status]).toEqual([query, 400]);
+      expect([query, reply.status, reply.body.errors]).toEqual([query, 400, errors]);
       expect(reply.contentType).toContain('application/problem+json');
-      expect(reply.body.errors?.map((e) => e.field)).toContain(field);
     }
+  });
+
+  it('takes createdFrom equal to createdTo (both inclusive)', async () => {
+    const instant = recorded[0].createdAt;
+    const reply = await api.merchant<Page>(
+      merchant.apiKey,
+      `/v1.17/transactions?createdFrom=${instant}&createdTo=${instant}`,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.map((t) => t.uuid).sort()).toEqual(
+      recorded
+        .filter((t) => t.createdAt === instant)
+        .map((t) => t.uuid)
+        .sort(),
+    );
   });
 });

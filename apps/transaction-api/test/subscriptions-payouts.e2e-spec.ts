@@ -101,6 +101,18 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
     }
   });
 
+  it('refuses an interval of zero length, and says what an interval is', async () => {
+    const message =
+      'must be daily, weekly, monthly, quarterly, yearly or an ISO 8601 duration longer than zero such as P1M';
+    for (const interval of ['P0D', 'P0Y0M', 'P00W', 'P0Y0M0W0D', 'P', 'fortnightly']) {
+      const reply = await subscribe({ interval });
+      expect([interval, reply.status, reply.body.errors]).toEqual([interval, 400, [{ field: 'interval', message }]]);
+    }
+    const number = await subscribe({ interval: 1 });
+    expect(number.body.errors).toEqual([{ field: 'interval', message: 'must be a string' }]);
+    for (const interval of ['P10D', 'P0Y1M', 'P1W0D']) expect((await subscribe({ interval })).status).toBe(201);
+  });
+
   it('answers 404 for an unknown subscription and 400 for an unknown event', async () => {
     expect(
       (await api.platform('POST', `/internal/subscriptions/${randomUUID()}/events`, { event: 'renewed' })).status,

@@ -198,6 +198,35 @@ describe('transactions (e2e over HTTP)', () => {
       );
     });
 
+    it('gives one true message per field: missing before wrong type, the whole rule of createdAt', async () => {
+      const missing = await api.platform('POST', '/internal/transactions', {});
+      expect([missing.status, missing.body.errors]).toEqual([
+        400,
+        ['merchantId', 'status', 'psp', 'type', 'paymentMethod', 'amount', 'currency'].map((field) => ({
+          field,
+          message: 'is required',
+        })),
+      ]);
+      const wrongType = await record(a, { amount: 'abc', psp: 5 });
+      expect([wrongType.status, wrongType.body.errors]).toEqual([
+        400,
+        [
+          { field: 'psp', message: 'must be a string' },
+          { field: 'amount', message: 'must be an integer number of minor units' },
+        ],
+      ]);
+      const message =
+        'must be an ISO 8601 date-time with a time zone in the years 1970–9999, e.g. 2026-11-22T10:00:00.000Z';
+      for (const createdAt of ['1969-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '2026-11-22T10:00:00', 42]) {
+        const reply = await record(a, { createdAt });
+        expect([createdAt, reply.status, reply.body.errors]).toEqual([
+          createdAt,
+          400,
+          [{ field: 'createdAt', message }],
+        ]);
+      }
+    });
+
     it('refuses text PostgreSQL cannot store (NUL) naming the field', async () => {
       for (const field of ['referenceId', 'psp']) {
         const reply = await record(a, { [field]: 'a\u0000b' });

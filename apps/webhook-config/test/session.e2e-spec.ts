@@ -245,9 +245,30 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
     expect(answer.body.errors).toEqual([{ field: 'email', message: 'must not contain NUL characters' }]);
   });
 
-  it('names the field when the sign-in body is incomplete', async () => {
-    const answer = await signInAs({ email });
-    expect(answer.status).toBe(400);
-    expect(answer.body.errors).toContainEqual({ field: 'password', message: 'must not be empty' });
+  it('names the field when the sign-in body is incomplete, with one true message each', async () => {
+    for (const [body, errors] of [
+      [{ email }, [{ field: 'password', message: 'is required' }]],
+      [
+        {},
+        [
+          { field: 'email', message: 'is required' },
+          { field: 'password', message: 'is required' },
+        ],
+      ],
+      [
+        { email: 5, password: '' },
+        [
+          { field: 'email', message: 'must be a string' },
+          { field: 'password', message: 'must not be empty' },
+        ],
+      ],
+      [
+        { email: 'x'.repeat(255), password: PASSWORD },
+        [{ field: 'email', message: 'must be at most 254 characters long' }],
+      ],
+    ] as const) {
+      const answer = await signInAs(body);
+      expect([body, answer.status, answer.body.errors]).toEqual([body, 400, errors]);
+    }
   });
 });

@@ -157,9 +157,10 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect(answer.status).toBe(400);
       expect(answer.headers.get('content-type')).toContain('application/problem+json');
       expect(answer.body).toMatchObject({ type: 'urn:problem:validation', status: 400 });
-      const error = answer.body.errors.find((e: { field: string }) => e.field === field);
-      expect(error).toBeDefined();
-      expect(error.message).toMatch(message);
+      // Exactly one message, and a true one: a missing or mistyped field gets no length or range messages.
+      expect(answer.body.errors).toEqual([
+        { field, message: typeof message === 'string' ? message : expect.stringMatching(message) },
+      ]);
       expect((await client.get('/api/webhooks')).body.data.length).toBe(before);
     };
     const valid = { name: 'Valid', url: PUBLIC_URL, events: ['transaction'] };
@@ -205,6 +206,26 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ['secret', { ...valid, secret: 'whsec_mine' }, 'property secret should not exist'],
     ])('%s: %j', async (field, body, message) => {
       await expectFieldError(body, field, message);
+    });
+
+    it('says only that a missing field is required', async () => {
+      const answer = await client.post('/api/webhooks', {});
+      expect([answer.status, answer.body.errors]).toEqual([
+        400,
+        [
+          { field: 'name', message: 'is required' },
+          { field: 'url', message: 'is required' },
+          { field: 'events', message: 'is required' },
+        ],
+      ]);
+      const events = await client.post('/api/webhooks', {
+        ...valid,
+        events: ['transaction', 'payout', 'x', 'transaction', 'payout', 'x', 'y'],
+      });
+      expect(events.body.errors).toEqual([
+        { field: 'events', message: 'has too many entries' },
+        { field: 'events', message: 'may only contain transaction, subscription, payout' },
+      ]);
     });
 
     it('reports several fields at once', async () => {

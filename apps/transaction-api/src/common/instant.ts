@@ -43,7 +43,10 @@ export function IsInstant(options?: ValidationOptions): PropertyDecorator {
       name: 'isInstant',
       target: target.constructor,
       propertyName: propertyName as string,
-      options: { message: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00.000Z', ...options },
+      options: {
+        message: 'must be an ISO 8601 date-time with a time zone in the years 1970–9999, e.g. 2026-11-22T10:00:00.000Z',
+        ...options,
+      },
       validator: { validate: (value: unknown) => parseInstant(value) !== undefined },
     });
 }

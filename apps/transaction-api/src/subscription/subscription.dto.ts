@@ -5,9 +5,12 @@ import { IsText } from '../common/text.js';
 import { IsAmount, IsCurrency } from '../common/money.js';
 import { SUBSCRIPTION_STATUSES } from './subscription.lifecycle.js';
 
-/** `daily`, `weekly`, `monthly`, `quarterly`, `yearly`, or an ISO 8601 duration in days/weeks/months/years (P1M, P2W, P1Y6M). */
+/**
+ * `daily`, `weekly`, `monthly`, `quarterly`, `yearly`, or an ISO 8601 duration in days/weeks/months/years (P1M, P2W,
+ * P1Y6M) longer than zero: some part of it is not 0 (P0D, P0Y0M are refused).
+ */
 export const INTERVAL_PATTERN =
-  /^(daily|weekly|monthly|quarterly|yearly|P(?=\d)(\d{1,3}Y)?(\d{1,3}M)?(\d{1,3}W)?(\d{1,4}D)?)$/;
+  /^(daily|weekly|monthly|quarterly|yearly|P(?=\d)(?=.*[1-9])(\d{1,3}Y)?(\d{1,3}M)?(\d{1,3}W)?(\d{1,4}D)?)$/;
 
 export class CreateSubscriptionDto {
   @ApiProperty({ format: 'uuid' })
@@ -38,7 +41,7 @@ export class CreateSubscriptionDto {
   })
   @IsString()
   @Matches(INTERVAL_PATTERN, {
-    message: 'must be daily, weekly, monthly, quarterly, yearly or an ISO 8601 duration such as P1M',
+    message: 'must be daily, weekly, monthly, quarterly, yearly or an ISO 8601 duration longer than zero such as P1M',
   })
   interval!: string;
 }

@@ -10,10 +10,10 @@ import {
   type TransactionType,
 } from '#domain';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsUUID, Max, Min, ValidateBy } from 'class-validator';
 import { IsText } from '../common/text.js';
 import { IsAmount, IsCurrency } from '../common/money.js';
-import { IsInstant } from '../common/instant.js';
+import { IsInstant, parseInstant } from '../common/instant.js';
 import { IsRawAuthentication } from './raw-authentication.validator.js';
 
 /** OpenAPI only: the raw PSP result accepted in `authentication`. */
@@ -128,13 +128,29 @@ export class ChangeTransactionStatusDto {
 const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
+const LIMIT = { message: 'must be an integer from 1 to 100' };
+
+/** `createdTo` not before `createdFrom`, when both are date-times (each is checked on its own by IsInstant). */
+const NotBeforeCreatedFrom = () =>
+  ValidateBy({
+    name: 'notBeforeCreatedFrom',
+    validator: {
+      validate: (createdTo: unknown, args) => {
+        const from = parseInstant((args?.object as { createdFrom?: unknown }).createdFrom);
+        const to = parseInstant(createdTo);
+        return from === undefined || to === undefined || to.getTime() >= from.getTime();
+      },
+      defaultMessage: () => 'must not be before createdFrom',
+    },
+  });
+
 export class ListTransactionsQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size.' })
   @IsOptional()
   @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsInt(LIMIT)
+  @Min(1, LIMIT)
+  @Max(100, LIMIT)
   limit?: number;
 
   @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page. Opaque.', maxLength: 200 })
@@ -176,6 +192,7 @@ export class ListTransactionsQuery {
   })
   @IsOptional()
   @IsInstant()
+  @NotBeforeCreatedFrom()
   createdTo?: string;
 }
 

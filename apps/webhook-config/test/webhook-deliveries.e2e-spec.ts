@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ATTEMPT_HEADER, EXCHANGES, ROUTING_KEYS } from '#messaging';
 import { waitFor } from '#testing';
 import { AmqpTap } from './support/amqp-tap.js';
-import { call, type Client, newMerchantSession, type RunningApp, startApp } from './support/harness.js';
+import { type Client, newMerchantSession, type RunningApp, startApp } from './support/harness.js';
 import { seedDelivery } from './support/log-seed.js';
 
 /** A closed local port: should a dispatcher pick these messages up, it fails at once. */
@@ -250,13 +250,22 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
       url: CLOSED_PORT_URL,
       events: ['transaction'],
     });
-    const bare = (method: string, path: string) =>
-      call(running.baseUrl, method, path, {
+    // An empty body, sent (Content-Length: 0) with the JSON content type.
+    const bare = async (method: string, path: string) => {
+      const response = await fetch(`${running.baseUrl}${path}`, {
+        method,
+        body: '',
         headers: { cookie: client.cookie, 'x-csrf-token': client.csrfToken, 'content-type': 'application/json' },
       });
+      const text = await response.text();
+      return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+    };
     const test = await bare('POST', `/api/webhooks/${created.body.id}/test`);
     expect([test.status, test.text]).toEqual([202, expect.stringContaining('deliveryId')]);
     expect((await bare('POST', `/api/webhooks/${created.body.id}/secret/rotate`)).status).toBe(200);
+    // A PATCH with nothing in it changes nothing.
+    const unchanged = await bare('PATCH', `/api/webhooks/${created.body.id}`);
+    expect([unchanged.status, unchanged.body.name, unchanged.body.events]).toEqual([200, 'Header', ['transaction']]);
     expect((await bare('DELETE', `/api/webhooks/${created.body.id}`)).status).toBe(204);
     // A route that needs a body still refuses an empty one, naming what is missing.
     const empty = await bare('POST', '/api/webhooks');

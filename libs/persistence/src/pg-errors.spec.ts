@@ -25,6 +25,7 @@ describe('isTransientDatabaseError', () => {
     ['bad data', pgError('22P02')],
     ['an error in the statement', pgError('42703')],
     ['an internal error', pgError('XX000')],
+    ['a protocol violation (a bug: e.g. the wrong number of parameters)', pgError('08P01')],
     ['a bug in our code', new TypeError("Cannot read properties of undefined (reading 'id')")],
     ['a pool that was ended', new Error('Cannot use a pool after calling end on the pool')],
     ['not an error at all', undefined],

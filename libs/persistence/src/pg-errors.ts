@@ -1,10 +1,10 @@
 /** What a PostgreSQL (or pg driver) failure means to the code that ran the statement. */
 
-/** SQLSTATEs that may pass: connection exceptions (08), insufficient resources (53), PostgreSQL shutting down or
- * starting (57P01–57P03), a statement cancelled after the statement timeout (57014), a database not accepting
- * connections (55000), a lock not available (55P03), a read-only server during a failover (25006), serialisation
- * failures and deadlocks (40001, 40P01). */
-const TRANSIENT_SQLSTATE = /^(08|53)|^(57014|57P01|57P02|57P03|55000|55P03|25006|40001|40P01)$/;
+/** SQLSTATEs that may pass: connection exceptions (08, but not 08P01, a protocol violation: our bug), insufficient
+ * resources (53), PostgreSQL shutting down or starting (57P01–57P03), a statement cancelled after the statement
+ * timeout (57014), a database not accepting connections (55000), a lock not available (55P03), a read-only server
+ * during a failover (25006), serialisation failures and deadlocks (40001, 40P01). */
+const TRANSIENT_SQLSTATE = /^(08(?!P01)|53)|^(57014|57P01|57P02|57P03|55000|55P03|25006|40001|40P01)$/;
 /** Socket errors of a connection that could not be made or was lost. */
 const TRANSIENT_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/;
 /** The pg driver's own messages for a lost or unobtainable connection (they carry no code). */

@@ -43,9 +43,11 @@ const DESCRIPTIONS: Record<number, string> = {
   413: 'The request body is larger than 64 KiB.',
   415: 'The request body is not `application/json`.',
   503:
-    'The database is unavailable or did not answer within `DATABASE_STATEMENT_TIMEOUT` (10 s by default). ' +
-    '`Retry-After` says when to repeat the request; a write that was not answered was recorded in full or not ' +
-    'at all, and repeating it is safe (recording is idempotent on `uuid`, the same status again changes nothing).',
+    'The database is unavailable or did not answer within `DATABASE_STATEMENT_TIMEOUT` (10 s by default); ' +
+    '`Retry-After` says when to try again. A write it interrupted was recorded in full or not at all. Repeating is ' +
+    'safe where the API is idempotent — recording a transaction with its `uuid`, a status change, a subscription ' +
+    '`cancelled`/`ended` — elsewhere (merchants, integrations, payouts, new subscriptions, `renewed`, ' +
+    '`payment_failed`) check first whether it was recorded.',
 };
 
 /** Documents the problem responses of an operation; `overrides` replaces the standard description of a status. */

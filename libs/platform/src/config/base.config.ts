@@ -22,7 +22,7 @@ export interface BaseConfig {
   isDevelopment: boolean;
   databaseUrl: string;
   amqpUrl: string;
-  /** DATABASE_STATEMENT_TIMEOUT: PostgreSQL cancels a statement still running after this long (0: never). */
+  /** DATABASE_STATEMENT_TIMEOUT: PostgreSQL cancels a statement still running after this long (0: the server's own setting). */
   databaseStatementTimeoutMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }

@@ -54,11 +54,11 @@ export async function createHttpApp(
   // of '[' parse fine but overflow the stack in the recursive validation that follows.
   const parseJson = adapter.getInstance().getDefaultJsonParser('error', 'error');
   app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
-    // No body at all is no body, whatever the Content-Type (many HTTP clients send application/json on every
-    // request): routes that take none accept it, routes that need one refuse it in validation, naming each
-    // missing field.
+    // No body at all is an empty object, whatever the Content-Type (many HTTP clients send application/json on
+    // every request): routes that take none ignore it, routes that need one refuse it in validation, naming each
+    // missing field, and a PATCH of only optional fields changes nothing.
     if (body.length === 0) {
-      done(null, undefined);
+      done(null, {});
       return;
     }
     if (nestsDeeperThan(body)) {

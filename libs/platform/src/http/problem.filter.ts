@@ -8,8 +8,8 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /**
  * Turns every error into an RFC 9457 problem. A database that is away or did not answer within the statement timeout
- * is a 503 (the request may be repeated: every write is idempotent or changes nothing when it fails). Unknown errors
- * are logged and answered with a bare 500.
+ * is a 503 with Retry-After (a write it interrupted committed in full or not at all). Unknown errors are logged and
+ * answered with a bare 500.
  */
 export function toProblem(error: unknown, logger: Logger, request?: FastifyRequest): Problem {
   if (error instanceof ProblemException) return error.problem;
@@ -24,19 +24,16 @@ export function toProblem(error: unknown, logger: Logger, request?: FastifyReque
           : String((response as { message?: unknown }).message ?? error.message);
     return problemFor(status, message);
   }
+  // Fastify's own 4xx first: a client that aborts mid-body is an ECONNRESET too, and no database matter.
+  const fastifyError = error as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return problemFor(fastifyError.statusCode, describeFastifyError(fastifyError));
+  }
   const where = `${request?.method ?? '?'} ${request?.routeOptions?.url ?? request?.url ?? '?'}`;
   if (isTransientDatabaseError(error)) {
     // One line, not a stack: during an outage every request says the same.
     logger.warn(`Database unavailable on ${where}: ${(error as Error).message}`);
-    return problemFor(
-      503,
-      'The database is unavailable or did not answer in time. Retry the request in a moment; ' +
-        'a change that was not answered is either recorded in full or not at all.',
-    );
-  }
-  const fastifyError = error as { statusCode?: number; code?: string; message?: string };
-  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return problemFor(fastifyError.statusCode, describeFastifyError(fastifyError));
+    return problemFor(503, 'The database is unavailable or did not answer in time. Try again in a moment.');
   }
   logger.error(`Unhandled error on ${where}: ${(error as Error)?.stack ?? String(error)}`);
   return problemFor(500, 'An unexpected error occurred. It has been logged.');

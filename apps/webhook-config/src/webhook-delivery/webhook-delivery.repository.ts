@@ -38,16 +38,19 @@ export class WebhookDeliveryRepository {
    * Takes the next manual attempt of a delivery, unless its attempts would exceed `max`: automatic ones logged plus
    * manual ones requested (this one included). Answers the attempt's place among them and the attempt number the
    * dispatcher is to give it — above every number logged and every manual one taken before, so the dispatcher never
-   * takes it for another attempt's redelivery. One UPDATE: it locks the delivery row, so concurrent resends count
-   * one after the other. `refused` carries the count reached when the limit is.
+   * takes it for another attempt's redelivery. The attempt counts only if `send` (given its number) succeeds: the
+   * UPDATE and `send` share a database transaction, which also keeps the delivery row locked meanwhile, so
+   * concurrent resends count one after the other. `refused` carries the count reached when the limit is.
    */
   async takeManualAttempt(
     deliveryId: string,
     max: number,
-  ): Promise<{ place: number; number: number } | { refused: number }> {
-    // TypeORM answers an UPDATE with [rows, count].
-    const [[taken]]: [Array<{ place: number; number: number }>, number] = await this.deliveries.query(
-      `WITH logged AS (
+    send: (attemptNumber: number) => Promise<void>,
+  ): Promise<{ place: number } | { refused: number }> {
+    const taken = await this.deliveries.manager.transaction(async (manager) => {
+      // TypeORM answers an UPDATE with [rows, count].
+      const [[row]]: [Array<{ place: number; number: number }>, number] = await manager.query(
+        `WITH logged AS (
          SELECT count(*) FILTER (WHERE NOT manual)::int AS automatic, count(*) FILTER (WHERE manual)::int AS manual,
                 coalesce(max(attempt), 0)::int AS top
            FROM webhook_log WHERE delivery_id = $1)
@@ -57,9 +60,12 @@ export class WebhookDeliveryRepository {
          FROM logged
         WHERE d.id = $1 AND logged.automatic + greatest(d.manual_attempts, logged.manual) < $2
        RETURNING logged.automatic + d.manual_attempts AS place, d.last_manual_attempt AS number`,
-      [deliveryId, max],
-    );
-    if (taken) return taken;
+        [deliveryId, max],
+      );
+      if (row) await send(row.number);
+      return row;
+    });
+    if (taken) return { place: taken.place };
     const [count] = await this.deliveries.query(
       `SELECT count(*) FILTER (WHERE NOT l.manual)::int + greatest(d.manual_attempts, count(*) FILTER (WHERE l.manual)::int) AS n
          FROM webhook_delivery d LEFT JOIN webhook_log l ON l.delivery_id = d.id

@@ -66,7 +66,9 @@ export class WebhookDeliveryService {
     const delivery = log && (await this.deliveries.findOfWebhook(webhookId, log.deliveryId));
     if (!delivery) throw new ProblemException(404, 'There is no log entry with this id.');
     // The dispatcher sends every attempt, resends included, to the webhook's current URL.
-    const taken = await this.deliveries.takeManualAttempt(delivery.id, MAX_ATTEMPTS_PER_DELIVERY);
+    const taken = await this.deliveries.takeManualAttempt(delivery.id, MAX_ATTEMPTS_PER_DELIVERY, (attemptNumber) =>
+      this.publisher.deliverNow(delivery.id, attemptNumber),
+    );
     if ('refused' in taken) {
       throw new ProblemException(
         409,
@@ -74,7 +76,6 @@ export class WebhookDeliveryService {
         { type: 'urn:problem:resend-limit', title: 'Resend limit reached' },
       );
     }
-    await this.publisher.deliverNow(delivery.id, taken.number);
     return { deliveryId: delivery.id, attempt: taken.place };
   }
 }

@@ -37,7 +37,9 @@ export function logPanel(webhook) {
 
   async function loadMore(button) {
     button.disabled = true;
+    const load = loading;
     const page = await api.logs(webhook.id, { outcome, cursor: nextCursor });
+    if (load !== loading) return; // the log was reloaded meanwhile (another filter): this page belongs to the old one
     entries = [...entries, ...page.data];
     nextCursor = page.nextCursor;
     draw();
@@ -48,7 +50,7 @@ export function logPanel(webhook) {
    * the log first goes back to all attempts (visibly: the select changes and the message says so), then it is
    * watched until the new attempt arrives.
    */
-  async function sendAndWatch(send, sentMessage) {
+  async function sendAndWatch(send, sentMessage, isResult = () => true) {
     const filtered = outcome !== '';
     if (filtered) {
       outcome = '';
@@ -62,23 +64,26 @@ export function logPanel(webhook) {
         ? `${sentMessage} The log shows all attempts again; the result appears in a few seconds.`
         : `${sentMessage} The result appears in the log in a few seconds.`,
     );
-    void watchForNew(previousTopId);
+    void watchForNew(previousTopId, isResult);
   }
 
   /**
    * Looks for the new attempt for a while (the dispatcher writes it within seconds). It asks for the newest
-   * attempt of any outcome, so a filter chosen meanwhile cannot hide it, and redraws the log once it is there.
+   * attempts of any outcome, so a filter chosen meanwhile cannot hide it, and takes the first that `isResult` (a
+   * resend: an attempt of the same event, not another delivery's repeat); then it redraws the log.
    */
-  async function watchForNew(previousTopId) {
+  async function watchForNew(previousTopId, isResult) {
     const run = ++watching;
     for (let i = 0; i < 30 && run === watching; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, i < 10 ? 1000 : 2000));
       if (run !== watching) return;
-      const newest = await api.logs(webhook.id, { limit: 1 }).then(
-        (page) => page.data[0],
-        () => undefined,
+      const recent = await api.logs(webhook.id, { limit: 10 }).then(
+        (page) => page.data,
+        () => [],
       );
-      if (newest && newest.id !== previousTopId) {
+      const seen = recent.findIndex((entry) => entry.id === previousTopId);
+      const newest = (seen === -1 ? recent : recent.slice(0, seen)).find(isResult);
+      if (newest) {
         await reload().catch(() => undefined);
         const hidden = !entries.some((entry) => entry.id === newest.id);
         toast(
@@ -93,7 +98,11 @@ export function logPanel(webhook) {
   async function resend(entry, button) {
     button.disabled = true;
     try {
-      await sendAndWatch(() => api.resend(webhook.id, entry.id), 'Sent again.');
+      await sendAndWatch(
+        () => api.resend(webhook.id, entry.id),
+        'Sent again.',
+        (attempt) => attempt.eventId === entry.eventId,
+      );
     } catch (error) {
       toast(error.message);
     } finally {

@@ -46,7 +46,7 @@ export class WebhookDeliveryRepository {
     deliveryId: string,
     max: number,
     send: (attemptNumber: number) => Promise<void>,
-  ): Promise<{ place: number } | { refused: number }> {
+  ): Promise<{ place: number } | { refused: number } | { gone: true }> {
     const taken = await this.deliveries.manager.transaction(async (manager) => {
       // TypeORM answers an UPDATE with [rows, count].
       const [[row]]: [Array<{ place: number; number: number }>, number] = await manager.query(
@@ -72,6 +72,7 @@ export class WebhookDeliveryRepository {
         WHERE d.id = $1 GROUP BY d.id`,
       [deliveryId],
     );
-    return { refused: Number(count?.n ?? max) };
+    // No row: the delivery was deleted (with its webhook) since it was looked up.
+    return count ? { refused: Number(count.n) } : { gone: true };
   }
 }

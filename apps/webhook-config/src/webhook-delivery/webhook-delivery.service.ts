@@ -69,6 +69,7 @@ export class WebhookDeliveryService {
     const taken = await this.deliveries.takeManualAttempt(delivery.id, MAX_ATTEMPTS_PER_DELIVERY, (attemptNumber) =>
       this.publisher.deliverNow(delivery.id, attemptNumber),
     );
+    if ('gone' in taken) throw new ProblemException(404, 'There is no log entry with this id.');
     if ('refused' in taken) {
       throw new ProblemException(
         409,

@@ -13,6 +13,9 @@ export class WebhookDeliveryManualAttempts1763800900000 implements MigrationInte
   name = 'WebhookDeliveryManualAttempts1763800900000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // The ALTER needs the table to itself for a moment: rather fail (and be run again) than queue behind a long
+    // transaction while every delivery statement queues behind the ALTER.
+    await queryRunner.query(`SET LOCAL lock_timeout = '10s'`);
     await queryRunner.query(
       `ALTER TABLE webhook_delivery ADD COLUMN manual_attempts int NOT NULL DEFAULT 0,
                                     ADD COLUMN last_manual_attempt int NOT NULL DEFAULT 0`,

@@ -29,6 +29,20 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
       what: `a delivery message for ${deliveryId}`,
     }))!;
 
+  /** A new webhook, and a way to seed deliveries of it with `n` failed automatic attempts logged. */
+  const webhookWithFailures = async (name: string) => {
+    const created = await client.post('/api/webhooks', { name, url: CLOSED_PORT_URL, events: ['transaction'] });
+    const webhook = { id: created.body.id as string, merchantId: client.merchantId, url: CLOSED_PORT_URL };
+    const start = Date.parse('2026-11-22T10:00:00Z');
+    const seeded = (n: number) =>
+      seedDelivery(
+        running.db,
+        webhook,
+        Array.from({ length: n }, (_, i) => ({ status: 500, createdAt: new Date(start + i * 1000) })),
+      );
+    return { webhook, seeded };
+  };
+
   it('test: stores a sample transaction event rendered for the webhook and queues one manual attempt (202)', async () => {
     const created = await client.post('/api/webhooks', {
       name: 'Test me',
@@ -173,15 +187,7 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
   });
 
   it('resend: refuses a delivery already attempted 50 times (409), queuing nothing', async () => {
-    const created = await client.post('/api/webhooks', { name: 'Busy', url: CLOSED_PORT_URL, events: ['transaction'] });
-    const webhook = { id: created.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL };
-    const start = Date.parse('2026-11-22T10:00:00Z');
-    const seeded = (n: number) =>
-      seedDelivery(
-        running.db,
-        webhook,
-        Array.from({ length: n }, (_, i) => ({ status: 500, createdAt: new Date(start + i * 1000) })),
-      );
+    const { webhook, seeded } = await webhookWithFailures('Busy');
     const below = await seeded(49);
     const resent = await client.post(`/api/webhooks/${webhook.id}/logs/${below.logIds[0]}/resend`);
     expect(resent.status).toBe(202);
@@ -197,19 +203,7 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
   });
 
   it('resend: clicks in quick succession each take their own place and number, and the limit holds for them', async () => {
-    const created = await client.post('/api/webhooks', {
-      name: 'Clicky',
-      url: CLOSED_PORT_URL,
-      events: ['transaction'],
-    });
-    const webhook = { id: created.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL };
-    const start = Date.parse('2026-11-22T10:00:00Z');
-    const seeded = (n: number) =>
-      seedDelivery(
-        running.db,
-        webhook,
-        Array.from({ length: n }, (_, i) => ({ status: 500, createdAt: new Date(start + i * 1000) })),
-      );
+    const { webhook, seeded } = await webhookWithFailures('Clicky');
     // Nothing the dispatcher logs comes in between: the places and numbers must come from the requests alone.
     const one = await seeded(1);
     const before = deliveries.messages.length;

@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeadlineList } from './deadline-list.js';
 import { HttpSender, storableText } from './http.sender.js';
@@ -124,6 +129,43 @@ describe('HttpSender (real loopback receivers)', () => {
       status: 0,
       error: 'Connection refused: nothing accepts connections at this address and port',
     });
+  });
+
+  it('TLS failures: status 0 with what to fix, not OpenSSL text (a self-signed certificate, HTTPS to a plain HTTP port)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1'].concat([
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+      ]),
+      { stdio: 'ignore' },
+    );
+    const tls = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_request, response) =>
+      response.end('ok'),
+    );
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    try {
+      const selfSigned = await http.send(`https://localhost:${(tls.address() as AddressInfo).port}/`, {}, 'x');
+      expect(selfSigned).toMatchObject({
+        status: 0,
+        error:
+          'TLS certificate refused: it is self-signed, not issued by a trusted certificate authority ' +
+          '(DEPTH_ZERO_SELF_SIGNED_CERT)',
+      });
+      const plain = await http.send(base.replace('http:', 'https:'), {}, 'x');
+      expect(plain).toMatchObject({
+        status: 0,
+        error:
+          'TLS handshake failed: the server does not speak HTTPS on this port (plain HTTP?) (ERR_SSL_WRONG_VERSION_NUMBER)',
+      });
+    } finally {
+      await new Promise((resolve) => tls.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('without WEBHOOK_ALLOW_PRIVATE_TARGETS a loopback address is refused before any connection', async () => {

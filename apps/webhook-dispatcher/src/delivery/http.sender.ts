@@ -153,7 +153,12 @@ export class HttpSender implements OnApplicationShutdown {
       case 'ENOTFOUND':
       case 'EAI_AGAIN':
         return 'Host not found: the domain name does not resolve';
+      case 'ERR_SSL_WRONG_VERSION_NUMBER':
+        return `TLS handshake failed: the server does not speak HTTPS on this port (plain HTTP?) (${code})`;
       default:
+        if (code && code in CERTIFICATE_PROBLEMS) {
+          return `TLS certificate refused: ${CERTIFICATE_PROBLEMS[code]} (${code})`;
+        }
         return storableText(`${code ?? e.name ?? 'Error'}: ${(e.message ?? String(error)).slice(0, 300)}`);
     }
   }
@@ -163,6 +168,22 @@ export class HttpSender implements OnApplicationShutdown {
     await Promise.all([this.agents.normal.close(), this.agents.slow.close()]);
   }
 }
+
+/**
+ * Why a certificate was refused, for the log (Node's codes; its own messages are OpenSSL's, or advise Node flags).
+ * Shop owners fix these at their host: renew, install the intermediate certificates, or use the certificate's name.
+ */
+const CERTIFICATE_PROBLEMS: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'it has expired',
+  CERT_NOT_YET_VALID: 'it is not valid yet',
+  CERT_REVOKED: 'it was revoked',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed, not issued by a trusted certificate authority',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its chain ends in a self-signed certificate no trusted authority issued',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its chain is incomplete (an intermediate certificate is missing) or untrusted',
+  UNABLE_TO_GET_ISSUER_CERT: 'its chain is incomplete (an intermediate certificate is missing) or untrusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its chain is incomplete (an intermediate certificate is missing) or untrusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'it is not issued for this host name',
+};
 
 interface Target {
   origin: string;

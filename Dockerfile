@@ -15,6 +15,8 @@ COPY package.json package-lock.json ./
 # Runtime dependencies only; the image's own Node 24 runs the apps.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The merchant backend's UI (static files, no build step) is served from the checkout's path.
+COPY --from=build /app/apps/webhook-config/ui ./apps/webhook-config/ui
 USER node
 EXPOSE 3000 3001 3002
 CMD ["node", "--max-semi-space-size=64", "dist/apps/transaction-api/src/main.js"]

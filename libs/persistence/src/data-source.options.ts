@@ -29,7 +29,9 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error', 'warn', 'migration'],
+    // Not 'error': TypeORM would print every failed statement with its parameters (webhook URLs with tokens,
+    // payloads, response excerpts) raw to stdout. The code that ran it reports the failure (without them).
+    logging: ['warn', 'migration'],
     applicationName: options.applicationName,
     // TCP keepalive probes after 10 s without traffic (interval and count are the OS's: minutes in all): a query
     // waiting for the answer of a server that a failover or a network device cut off silently fails then, instead of

@@ -70,12 +70,20 @@ export async function migrate(url: string): Promise<string[]> {
   }
 }
 
-/** Reverts the last `steps` migrations. */
-export async function revert(url: string, steps = 1): Promise<void> {
+/** Reverts the last `steps` migrations (fewer if fewer are applied); returns the names reverted, latest first. */
+export async function revert(url: string, steps = 1): Promise<string[]> {
   const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate' }));
   await dataSource.initialize();
+  const reverted: string[] = [];
   try {
-    for (let i = 0; i < steps; i += 1) await dataSource.undoLastMigration({ transaction: 'each' });
+    const [{ table }] = await dataSource.query(`SELECT to_regclass('migrations') IS NOT NULL AS "table"`);
+    for (let i = 0; table && i < steps; i += 1) {
+      const [last] = await dataSource.query('SELECT name FROM migrations ORDER BY id DESC LIMIT 1');
+      if (!last) break;
+      await dataSource.undoLastMigration({ transaction: 'each' });
+      reverted.push(last.name);
+    }
+    return reverted;
   } finally {
     await dataSource.destroy();
   }

@@ -12,7 +12,10 @@ describe('isTransientDatabaseError', () => {
     ['a connection failure', pgError('08006')],
     ['a read-only server during a failover', pgError('25006')],
     ['a deadlock', pgError('40P01')],
-    ['a statement cancelled by the statement timeout', pgError('57014', 'canceling statement due to statement timeout')],
+    [
+      'a statement cancelled by the statement timeout',
+      pgError('57014', 'canceling statement due to statement timeout'),
+    ],
     ['a refused socket', pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432')],
     ['a lost connection', new Error('Connection terminated unexpectedly')],
     ['no connection from the pool in time', new Error('timeout exceeded when trying to connect')],

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { SecretCipher } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { WebhookRepository, type WebhookRow } from './webhook.repository.js';
@@ -20,8 +20,11 @@ interface Entry<T> {
  * Webhooks by merchant (for fan-out) and by id with secrets (for delivery), loaded on first use and
  * refreshed when webhook-config announces a change. Concurrent misses share one load.
  */
+/** How many of the latest secrets the start-up check tries. */
+const KEY_CHECK_SAMPLE = 20;
+
 @Injectable()
-export class WebhookCache {
+export class WebhookCache implements OnModuleInit {
   private readonly byMerchant = new Map<string, Entry<WebhookRow[]>>();
   private readonly byId = new Map<string, Entry<SigningWebhook | undefined>>();
   private readonly cipher: SecretCipher;
@@ -31,6 +34,29 @@ export class WebhookCache {
     config: WebhookDispatcherConfig,
   ) {
     this.cipher = new SecretCipher(config.secretEncryptionKey);
+  }
+
+  /**
+   * Refuses to start when SECRET_ENCRYPTION_KEY opens none of the latest webhook secrets: a key other than
+   * webhook-config's would fail every attempt (each message retried until the broker parks it, nothing logged for
+   * the merchant). Runs before the consumers start; with no secret yet there is nothing to check.
+   */
+  async onModuleInit(): Promise<void> {
+    const rows = await this.repository.latestSecrets(KEY_CHECK_SAMPLE);
+    if (rows.length === 0 || rows.some((row) => this.open(row.ciphertext, row.webhookId) !== undefined)) return;
+    throw new Error(
+      `SECRET_ENCRYPTION_KEY decrypts none of the latest ${rows.length} webhook secrets: ` +
+        'it must be the key webhook-config encrypts them with',
+    );
+  }
+
+  /** The secret, or undefined when this key does not open it. */
+  private open(ciphertext: Buffer, webhookId: string): string | undefined {
+    try {
+      return this.cipher.decrypt(ciphertext, webhookId);
+    } catch {
+      return undefined;
+    }
   }
 
   forMerchant(merchantId: string): Promise<WebhookRow[]> {
@@ -65,10 +91,16 @@ export class WebhookCache {
     if (!webhook) return undefined;
     return {
       ...webhook,
-      secrets: secrets.map((row) => ({
-        secret: this.cipher.decrypt(row.ciphertext, webhookId),
-        expiresAt: row.expiresAt,
-      })),
+      secrets: secrets.map((row) => {
+        const secret = this.open(row.ciphertext, webhookId);
+        if (secret === undefined) {
+          throw new Error(
+            `cannot decrypt a signing secret of webhook ${webhookId}: SECRET_ENCRYPTION_KEY is not the key ` +
+              'webhook-config encrypted it with, or the row is damaged',
+          );
+        }
+        return { secret, expiresAt: row.expiresAt };
+      }),
     };
   }
 

@@ -51,6 +51,15 @@ export class WebhookRepository {
     );
   }
 
+  /** The latest secrets of any webhooks (to check at start that SECRET_ENCRYPTION_KEY opens them). */
+  latestSecrets(limit: number): Promise<SecretRow[]> {
+    return this.query(
+      `SELECT webhook_id AS "webhookId", ciphertext, expires_at AS "expiresAt" FROM webhook_secret
+        ORDER BY created_at DESC LIMIT $1`,
+      [limit],
+    );
+  }
+
   private query<T>(sql: string, parameters: unknown[]): Promise<T[]> {
     return this.retry.run(() => this.db.query(sql, parameters));
   }

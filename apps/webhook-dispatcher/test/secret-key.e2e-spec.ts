@@ -1,0 +1,34 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { loadWebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
+import { createWebhookDispatcherApp } from '../src/webhook-dispatcher.app.js';
+import { closeDb, createMerchant, createWebhook, dispatcherEnv, startDispatcher } from './dispatcher.harness.js';
+
+/**
+ * A dispatcher whose SECRET_ENCRYPTION_KEY is not webhook-config's could sign nothing: every message was retried
+ * until the broker parked it, with nothing in the merchant's log. It now refuses to start, saying why.
+ */
+describe('SECRET_ENCRYPTION_KEY check at start (real PostgreSQL and RabbitMQ)', () => {
+  afterAll(async () => {
+    await closeDb();
+  });
+
+  it('refuses to start with a key that opens none of the webhook secrets, and starts with the right one', async () => {
+    const { merchantId } = await createMerchant();
+    await createWebhook({ merchantId, url: 'http://127.0.0.1:9/key-check' });
+
+    const wrong = await createWebhookDispatcherApp(
+      loadWebhookDispatcherConfig(dispatcherEnv({ SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64') })),
+    );
+    try {
+      await expect(wrong.init()).rejects.toThrow(
+        /^SECRET_ENCRYPTION_KEY decrypts none of the latest \d+ webhook secrets: it must be the key webhook-config/,
+      );
+    } finally {
+      await wrong.close().catch(() => undefined);
+    }
+
+    const right = await startDispatcher();
+    await right.close();
+  });
+});

@@ -23,7 +23,10 @@ export class DispatcherLifecycle implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     const inFlight = this.amqp.inFlightCount;
-    this.logger.log(`${signal ?? 'shutdown'}: finishing ${inFlight} message(s) in flight`);
+    this.logger.log(
+      `${signal ?? 'shutdown'}: finishing ${inFlight} message(s) in flight and ` +
+        `${this.deliveries.detachedCount} attempt(s) whose messages were handed to the guard queue`,
+    );
     const graceMs = this.config.timeoutMs + 2_000;
     await this.amqp.stopConsuming(graceMs);
     // Attempts whose messages were handed over: their stand-ins attempt them again if they are cut short here.

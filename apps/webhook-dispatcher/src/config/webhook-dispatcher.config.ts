@@ -35,7 +35,7 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     base,
     reader.port('WEBHOOK_DISPATCHER_PORT', 3002),
     reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
-    reader.duration('WEBHOOK_TIMEOUT_MS', { default: 20_000, min: 1 }),
+    reader.duration('WEBHOOK_TIMEOUT_MS', { default: 20_000, min: 1, max: 600_000 }),
     readRetryDelays(reader),
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.int('DISPATCHER_CONCURRENCY', { default: 500, min: 1, max: 5_000 }),

@@ -164,6 +164,11 @@ export class DeliveryService {
   }
 
   /** Waits up to `ms` for attempts whose messages were handed over (graceful shutdown). */
+  /** Attempts still running whose messages were handed over (their stand-ins wait in the guard queue). */
+  get detachedCount(): number {
+    return this.detached.size;
+  }
+
   async settleDetached(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

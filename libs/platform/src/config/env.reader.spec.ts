@@ -71,6 +71,17 @@ describe('EnvReader', () => {
     expect(fail(() => reader.done()).problems.map((p) => p.split(' ')[0])).toEqual(['B', 'P', 'U', 'N']);
   });
 
+  it('bounds a duration where asked: WEBHOOK_TIMEOUT_MS above 10 minutes overflowed Node timers', () => {
+    const reader = new EnvReader({ LOW: '0', HIGH: '600h', OK: '10m' }, false);
+    expect(reader.duration('OK', { default: 1, min: 1, max: 600_000 })).toBe(600_000);
+    reader.duration('LOW', { default: 1, min: 1, max: 600_000 });
+    reader.duration('HIGH', { default: 1, min: 1, max: 600_000 });
+    expect(fail(() => reader.done()).problems).toEqual([
+      'LOW must be a duration in milliseconds (or with a unit ms, s, m, h) of at least 1 ms and at most 600000 ms',
+      'HIGH must be a duration in milliseconds (or with a unit ms, s, m, h) of at least 1 ms and at most 600000 ms',
+    ]);
+  });
+
   it('reads which proxies to trust: none or their addresses, never "any"', () => {
     const read = (value?: string) => new EnvReader({ TRUST_PROXY: value }, false).proxyTrust('TRUST_PROXY');
     expect(read(undefined)).toBe(false);

@@ -114,14 +114,21 @@ export class EnvReader {
     return values as number[];
   }
 
-  duration(name: string, opts: { default: number; min?: number }): number {
+  duration(name: string, opts: { default: number; min?: number; max?: number }): number {
     const text = this.raw(name);
     if (text === undefined) return opts.default;
     const value = /^\d+$/.test(text) ? Number(text) : parseDuration(text);
-    if (value === undefined || (opts.min !== undefined && value < opts.min)) {
+    if (
+      value === undefined ||
+      (opts.min !== undefined && value < opts.min) ||
+      (opts.max !== undefined && value > opts.max)
+    ) {
+      const bounds = [opts.min ? `at least ${opts.min} ms` : '', opts.max ? `at most ${opts.max} ms` : '']
+        .filter(Boolean)
+        .join(' and ');
       return this.fail(
         name,
-        `must be a duration in milliseconds (or with a unit ms, s, m, h)${opts.min ? ` of at least ${opts.min} ms` : ''}`,
+        `must be a duration in milliseconds (or with a unit ms, s, m, h)${bounds ? ` of ${bounds}` : ''}`,
         opts.default,
       );
     }

@@ -36,43 +36,40 @@ export class WebhookDeliveryRepository {
 
   /**
    * Takes the next manual attempt of a delivery, unless its attempts would exceed `max`: automatic ones logged plus
-   * manual ones requested (this one included). Answers the attempt's place among them and the attempt number the
-   * dispatcher is to give it — above every number logged and every manual one taken before, so the dispatcher never
-   * takes it for another attempt's redelivery. The attempt counts only if `send` (given its number) succeeds: the
-   * UPDATE and `send` share a database transaction, which also keeps the delivery row locked meanwhile, so
-   * concurrent resends count one after the other. `refused` carries the count reached when the limit is.
+   * manual ones requested (this one included; rows from before the counter: the manual ones logged). Answers the
+   * attempt's place among them; `send` gets the attempt number the dispatcher is to give it — above every number
+   * logged and every manual one taken before, so the dispatcher never takes it for another attempt's redelivery.
+   * One database transaction: the delivery row is locked first (concurrent resends count one after the other, and
+   * the log is read after the lock), and the attempt counts only if `send` succeeds.
    */
   async takeManualAttempt(
     deliveryId: string,
     max: number,
     send: (attemptNumber: number) => Promise<void>,
   ): Promise<{ place: number } | { refused: number } | { gone: true }> {
-    const taken = await this.deliveries.manager.transaction(async (manager) => {
-      // TypeORM answers an UPDATE with [rows, count].
-      const [[row]]: [Array<{ place: number; number: number }>, number] = await manager.query(
-        `WITH logged AS (
-         SELECT count(*) FILTER (WHERE NOT manual)::int AS automatic, count(*) FILTER (WHERE manual)::int AS manual,
-                coalesce(max(attempt), 0)::int AS top
-           FROM webhook_log WHERE delivery_id = $1)
-       UPDATE webhook_delivery d
-          SET manual_attempts = greatest(d.manual_attempts, logged.manual) + 1,
-              last_manual_attempt = greatest(d.last_manual_attempt, logged.top) + 1
-         FROM logged
-        WHERE d.id = $1 AND logged.automatic + greatest(d.manual_attempts, logged.manual) < $2
-       RETURNING logged.automatic + d.manual_attempts AS place, d.last_manual_attempt AS number`,
-        [deliveryId, max],
+    return this.deliveries.manager.transaction(async (manager) => {
+      const [delivery]: Array<{ manual_attempts: number; last_manual_attempt: number }> = await manager.query(
+        'SELECT manual_attempts, last_manual_attempt FROM webhook_delivery WHERE id = $1 FOR UPDATE',
+        [deliveryId],
       );
-      if (row) await send(row.number);
-      return row;
+      // Deleted (with its webhook) since it was looked up.
+      if (!delivery) return { gone: true } as const;
+      const [logged]: Array<{ automatic: number; manual: number; top: number }> = await manager.query(
+        `SELECT count(*) FILTER (WHERE NOT manual)::int AS automatic, count(*) FILTER (WHERE manual)::int AS manual,
+                coalesce(max(attempt), 0)::int AS top
+           FROM webhook_log WHERE delivery_id = $1`,
+        [deliveryId],
+      );
+      const requested = Math.max(delivery.manual_attempts, logged.manual);
+      if (logged.automatic + requested >= max) return { refused: logged.automatic + requested };
+      const attemptNumber = Math.max(delivery.last_manual_attempt, logged.top) + 1;
+      await manager.query('UPDATE webhook_delivery SET manual_attempts = $2, last_manual_attempt = $3 WHERE id = $1', [
+        deliveryId,
+        requested + 1,
+        attemptNumber,
+      ]);
+      await send(attemptNumber);
+      return { place: logged.automatic + requested + 1 };
     });
-    if (taken) return { place: taken.place };
-    const [count] = await this.deliveries.query(
-      `SELECT count(*) FILTER (WHERE NOT l.manual)::int + greatest(d.manual_attempts, count(*) FILTER (WHERE l.manual)::int) AS n
-         FROM webhook_delivery d LEFT JOIN webhook_log l ON l.delivery_id = d.id
-        WHERE d.id = $1 GROUP BY d.id`,
-      [deliveryId],
-    );
-    // No row: the delivery was deleted (with its webhook) since it was looked up.
-    return count ? { refused: Number(count.n) } : { gone: true };
   }
 }

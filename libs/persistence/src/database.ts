@@ -4,6 +4,8 @@ import { dataSourceOptions } from './data-source.options.js';
 
 /** CONTRACT §1 default. */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/payments';
+/** The schemes a DATABASE_URL may have (the apps' configuration and the migrate CLI check the same). */
+export const DATABASE_URL_PROTOCOLS: readonly string[] = ['postgres:', 'postgresql:'];
 
 /** Connection URL of the same server's maintenance database (`postgres`). */
 export function maintenanceUrl(url: string): string {

@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_URL, ensureDatabase, migrate, revert } from './database.js';
+import { DATABASE_URL_PROTOCOLS, DEFAULT_DATABASE_URL, ensureDatabase, migrate, revert } from './database.js';
 
 export const MIGRATE_USAGE =
   'usage: migrate.main.js [up] | migrate.main.js revert [steps]  (steps: a whole number ≥ 1, default 1; reads DATABASE_URL)';
@@ -15,8 +15,8 @@ export async function runMigrateCli(
   err: (line: string) => void = console.error,
 ): Promise<number> {
   const url = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
-  if (!/^postgres(ql)?:\/\//.test(url)) {
-    err('migrate: DATABASE_URL must be a URL with scheme postgres: or postgresql:');
+  if (!DATABASE_URL_PROTOCOLS.includes(URL.parse(url)?.protocol ?? '')) {
+    err(`migrate: DATABASE_URL must be a URL with scheme ${DATABASE_URL_PROTOCOLS.join(' or ')}`);
     return 2;
   }
   const [command = 'up', steps, ...rest] = args;

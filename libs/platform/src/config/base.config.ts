@@ -1,5 +1,5 @@
 import { DEFAULT_AMQP_URL } from '#messaging';
-import { DEFAULT_DATABASE_URL } from '#persistence';
+import { DATABASE_URL_PROTOCOLS, DEFAULT_DATABASE_URL } from '#persistence';
 import { EnvReader } from './env.reader.js';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
@@ -37,7 +37,7 @@ export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; bas
   const base: BaseConfig = {
     nodeEnv,
     isDevelopment,
-    databaseUrl: reader.url('DATABASE_URL', ['postgres:', 'postgresql:'], { default: DEFAULT_DATABASE_URL }),
+    databaseUrl: reader.url('DATABASE_URL', DATABASE_URL_PROTOCOLS, { default: DEFAULT_DATABASE_URL }),
     amqpUrl: reader.url('AMQP_URL', ['amqp:', 'amqps:'], { default: DEFAULT_AMQP_URL }),
     databaseStatementTimeoutMs: reader.duration('DATABASE_STATEMENT_TIMEOUT', { default: 10_000, min: 0 }),
     logLevel: reader.oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),

@@ -56,7 +56,7 @@ export class EnvReader {
     return value;
   }
 
-  url(name: string, protocols: string[], opts: { default?: string } = {}): string {
+  url(name: string, protocols: readonly string[], opts: { default?: string } = {}): string {
     const value = this.string(name, opts);
     if (!value) return value;
     try {

@@ -37,8 +37,9 @@ function repeatedParameters(query: unknown, metatype: ArgumentMetadata['metatype
   if (!metatype || typeof query !== 'object' || query === null) return [];
   return Object.entries(query)
     .filter(([key, value]) => {
+      if (!Array.isArray(value)) return false; // the usual case: no metadata lookup on the read path
       const type: unknown = Reflect.getMetadata('design:type', metatype.prototype as object, key);
-      return Array.isArray(value) && type !== undefined && type !== Array;
+      return type !== undefined && type !== Array;
     })
     .map(([key]) => key);
 }

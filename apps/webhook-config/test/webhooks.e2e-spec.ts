@@ -382,14 +382,13 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       const id = created.body.id;
       const rotated = await client.post(`/api/webhooks/${id}/secret/rotate`);
       expect(rotated.status).toBe(200);
-      expect(rotated.body.secret).toMatch(SECRET);
+      // Exactly `{secret}` (CONTRACT §6); the reveal tells until when the old one signs.
+      expect(rotated.body).toEqual({ secret: expect.stringMatching(SECRET) });
       expect(rotated.body.secret).not.toBe(created.body.secret);
+      const revealed = (await client.get(`/api/webhooks/${id}/secret`)).body;
+      expect(revealed).toEqual({ secret: rotated.body.secret, previousSecretExpiresAt: expect.any(String) });
       const in24h = Date.now() + 24 * 3600_000;
-      expect(Math.abs(new Date(rotated.body.previousSecretExpiresAt).getTime() - in24h)).toBeLessThan(60_000);
-      expect((await client.get(`/api/webhooks/${id}/secret`)).body).toEqual({
-        secret: rotated.body.secret,
-        previousSecretExpiresAt: rotated.body.previousSecretExpiresAt,
-      });
+      expect(Math.abs(new Date(revealed.previousSecretExpiresAt).getTime() - in24h)).toBeLessThan(60_000);
 
       // What the dispatcher signs with: every secret with no expiry or an expiry in the future.
       const cipher = new SecretCipher(Buffer.from(DEV_SECRET_ENCRYPTION_KEY, 'base64'));

@@ -1,8 +1,7 @@
 import type { WebhookLogRequest } from '#persistence';
 import type { LoggedAttempt } from './webhook-log.repository.js';
-import { explainStatus, type StatusExplanation } from './status-explanation.js';
 
-/** A log entry exactly as CONTRACT §5 describes it, plus what its status means. */
+/** A log entry exactly as CONTRACT §5 describes it (the UI explains its status: ui/js/status-explanation.js). */
 export interface WebhookLogView {
   id: string;
   attempt: number;
@@ -15,7 +14,6 @@ export interface WebhookLogView {
   responseExcerpt: string | null;
   createdAt: string;
   nextAttemptAt: string | null;
-  explanation: StatusExplanation;
 }
 
 export function toWebhookLogView(log: LoggedAttempt): WebhookLogView {
@@ -39,6 +37,5 @@ export function toWebhookLogView(log: LoggedAttempt): WebhookLogView {
     responseExcerpt: log.responseExcerpt,
     createdAt: log.createdAt.toISOString(),
     nextAttemptAt: log.nextAttemptAt?.toISOString() ?? null,
-    explanation: explainStatus(log.status),
   };
 }

@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { resourceId } from '../http/resource-id.pipe.js';
 import { CurrentSession, type SessionContext } from '../session/session.context.js';
 import { SessionGuard } from '../session/session.guard.js';
-import { WebhookSecretService, type SecretView } from './webhook-secret.service.js';
+import { WebhookSecretService, type RotatedSecret, type SecretView } from './webhook-secret.service.js';
 
 /** Reveal and rotate a webhook's signing secret. */
 @ApiTags('webhooks')
@@ -25,7 +25,7 @@ export class WebhookSecretController {
   rotate(
     @CurrentSession() session: SessionContext,
     @Param('id', resourceId('webhook')) id: string,
-  ): Promise<SecretView> {
+  ): Promise<RotatedSecret> {
     return this.secrets.rotate(session.merchantId, id);
   }
 }

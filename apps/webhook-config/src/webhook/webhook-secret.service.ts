@@ -9,9 +9,13 @@ import { WebhookSecretRepository } from './webhook-secret.repository.js';
 /** After a rotation the old secret keeps signing this long, so receivers can switch without losing events. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-export interface SecretView {
+/** The answer to a rotation: exactly `{secret}` (CONTRACT §6). */
+export interface RotatedSecret {
   secret: string;
-  /** While a rotated-out secret still signs: when it stops. */
+}
+
+/** The answer to a reveal: the secret, and while a rotated-out secret still signs, when it stops. */
+export interface SecretView extends RotatedSecret {
   previousSecretExpiresAt: string | null;
 }
 
@@ -42,11 +46,12 @@ export class WebhookSecretService {
     };
   }
 
-  async rotate(merchantId: string, webhookId: string): Promise<SecretView> {
+  /** When the replaced secret stops signing is part of the next reveal. */
+  async rotate(merchantId: string, webhookId: string): Promise<RotatedSecret> {
     await this.lookup.require(merchantId, webhookId);
     const { plaintext, row } = this.issue(webhookId);
-    const previousExpiresAt = await this.secrets.rotate(webhookId, row, ROTATION_GRACE_MS);
+    await this.secrets.rotate(webhookId, row, ROTATION_GRACE_MS);
     await this.changes.changed(merchantId, webhookId);
-    return { secret: plaintext, previousSecretExpiresAt: previousExpiresAt.toISOString() };
+    return { secret: plaintext };
   }
 }

@@ -2,6 +2,7 @@
 import { api } from '../api.js';
 import { h, render, toast } from '../dom.js';
 import { formatDateTime, formatDuration, statusBadge } from '../format.js';
+import { explainStatus } from '../status-explanation.js';
 
 /** The delivery log: one row per attempt, newest first, each status explained; resend per row. */
 export function logPanel(webhook) {
@@ -87,7 +88,7 @@ export function logPanel(webhook) {
         await reload().catch(() => undefined);
         const hidden = !entries.some((entry) => entry.id === newest.id);
         toast(
-          `Delivery result: ${statusBadge(newest.status).text} — ${newest.explanation.title}.` +
+          `Delivery result: ${statusBadge(newest.status).text} — ${explainStatus(newest.status).title}.` +
             (hidden ? ' Choose “All attempts” under “Show” to see it in the log.' : ''),
         );
         return;
@@ -136,6 +137,7 @@ export function logPanel(webhook) {
     }
     const rows = entries.map((entry) => {
       const badge = statusBadge(entry.status);
+      const explanation = explainStatus(entry.status);
       const resendButton = h(
         'button',
         {
@@ -185,11 +187,11 @@ export function logPanel(webhook) {
           h(
             'div',
             { class: 'explanation' },
-            h('p', { class: 'explanation-title' }, entry.explanation.title),
-            badge.tone === 'ok' ? null : h('p', { class: 'cause' }, entry.explanation.cause),
+            h('p', { class: 'explanation-title' }, explanation.title),
+            badge.tone === 'ok' ? null : h('p', { class: 'cause' }, explanation.cause),
             badge.tone === 'ok'
               ? null
-              : h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), entry.explanation.remedy),
+              : h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), explanation.remedy),
             // Said as scheduled, not "next": on an older entry that time has passed and the repeat is above it.
             entry.nextAttemptAt
               ? h('p', { class: 'next-attempt' }, `Repeat scheduled for ${formatDateTime(entry.nextAttemptAt)}.`)

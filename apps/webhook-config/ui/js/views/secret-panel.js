@@ -84,9 +84,9 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
     if (!confirmed) return;
     rotateButton.disabled = true;
     try {
-      const answer = await api.rotateSecret(webhook.id);
-      secret = answer.secret;
-      previousExpiresAt = answer.previousSecretExpiresAt;
+      await api.rotateSecret(webhook.id);
+      // The rotation answers with the new secret only; the reveal also tells until when the old one signs.
+      await load();
       visible = true;
       update();
       toast('New secret created. Copy it into your shop system.');

@@ -1,17 +1,17 @@
-/** What a delivery status means for a shop owner: what happened, why, and what to do about it. */
-export interface StatusExplanation {
-  title: string;
-  cause: string;
-  remedy: string;
-}
+// What a delivery status means for a shop owner: what happened, why, and what to do about it. Shown beside each
+// log entry; the log API itself returns exactly the entry of CONTRACT §5.
 
-const SUCCESS: StatusExplanation = {
+/** @typedef {{ title: string, cause: string, remedy: string }} StatusExplanation */
+
+/** @type {StatusExplanation} */
+const SUCCESS = {
   title: 'Delivered',
   cause: 'Your server confirmed that it received the webhook.',
   remedy: 'Nothing to do.',
 };
 
-const KNOWN: Record<number, StatusExplanation> = {
+/** @type {Record<number, StatusExplanation>} */
+const KNOWN = {
   0: {
     title: 'No response (timeout or connection failed)',
     cause:
@@ -136,8 +136,12 @@ const KNOWN: Record<number, StatusExplanation> = {
   },
 };
 
-/** Explains any HTTP status a delivery attempt ended with (0 = no complete response). */
-export function explainStatus(status: number): StatusExplanation {
+/**
+ * Explains any HTTP status a delivery attempt ended with (0 = no complete response).
+ * @param {number} status
+ * @returns {StatusExplanation}
+ */
+export function explainStatus(status) {
   if (status >= 200 && status < 300) return SUCCESS;
   const known = KNOWN[status];
   if (known) return known;
@@ -168,6 +172,3 @@ export function explainStatus(status: number): StatusExplanation {
     remedy: 'Make your webhook handler answer 200 once it has received the webhook.',
   };
 }
-
-/** Success is any 2xx (CONTRACT §5). */
-export const isSuccessStatus = (status: number) => status >= 200 && status < 300;

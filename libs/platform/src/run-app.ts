@@ -10,17 +10,16 @@ export async function runApp<TConfig extends { port: number }>(
   loadConfig: (env: NodeJS.ProcessEnv) => TConfig,
   createApp: (config: TConfig) => Promise<INestApplication>,
 ): Promise<void> {
-  let config: TConfig;
   try {
-    config = loadConfig(process.env);
+    const config = loadConfig(process.env);
+    const app = await createApp(config);
+    await app.listen(config.port, '0.0.0.0');
+    console.log(`${name}: listening on http://127.0.0.1:${config.port}`);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`${name}: cannot start. ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
+    // A ConfigError, from the environment or from a check at start (e.g. a key that opens no stored secret), ends
+    // the process with one line per problem; anything else is thrown as it is.
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`${name}: cannot start. ${error.message}`);
+    process.exit(1);
   }
-  const app = await createApp(config);
-  await app.listen(config.port, '0.0.0.0');
-  console.log(`${name}: listening on http://127.0.0.1:${config.port}`);
 }

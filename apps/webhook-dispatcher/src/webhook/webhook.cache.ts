@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { SecretCipher } from '#platform';
+import { ConfigError, SecretCipher } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { WebhookRepository, type WebhookRow } from './webhook.repository.js';
 
@@ -44,10 +44,10 @@ export class WebhookCache implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const rows = await this.repository.latestSecrets(KEY_CHECK_SAMPLE);
     if (rows.length === 0 || rows.some((row) => this.open(row.ciphertext, row.webhookId) !== undefined)) return;
-    throw new Error(
+    throw new ConfigError([
       `SECRET_ENCRYPTION_KEY decrypts none of the latest ${rows.length} webhook secrets: ` +
         'it must be the key webhook-config encrypts them with',
-    );
+    ]);
   }
 
   /** The secret, or undefined when this key does not open it. */

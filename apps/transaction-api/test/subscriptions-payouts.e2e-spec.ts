@@ -158,4 +158,48 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
       expect((await api.platform('POST', '/internal/payouts', body)).status).toBe(400);
     }
   });
+
+  const outboxEvents = async (subjectId: string) =>
+    (await sql<{ type: string }>('SELECT type FROM outbox_event WHERE subject_id = $1 ORDER BY seq', [subjectId])).map(
+      (row) => row.type,
+    );
+
+  it('makes a payout idempotent on its optional id: a retry answers 200 with no new event, other data 409', async () => {
+    const id = randomUUID();
+    const body = { id, merchantId: merchant.merchantId, amount: 5000, currency: 'CHF' };
+    // Concurrent retries too: one records it, the others answer with it.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => api.platform('POST', '/internal/payouts', body)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    for (const answer of answers) expect(answer.body).toEqual(answers[0].body);
+    expect(answers[0].body).toMatchObject({ id, status: 'initialised', amount: 5000, currency: 'CHF' });
+    expect(await outboxEvents(id)).toEqual(['payout.created']);
+
+    const other = await api.platform<{ errors: unknown }>('POST', '/internal/payouts', { ...body, amount: 5001 });
+    expect([other.status, other.body.errors]).toEqual([
+      409,
+      [{ field: 'id', message: 'is already used by a different payout' }],
+    ]);
+    const bad = await api.platform<{ errors: Array<{ field: string }> }>('POST', '/internal/payouts', {
+      ...body,
+      id: 'payout-1',
+    });
+    expect([bad.status, bad.body.errors.map((e) => e.field)]).toEqual([400, ['id']]);
+    expect(await sql('SELECT amount::int FROM payout WHERE id = $1', [id])).toEqual([{ amount: 5000 }]);
+  });
+
+  it('makes a subscription idempotent on its optional id, answering it as it is now', async () => {
+    const id = randomUUID();
+    const first = await subscribe({ id });
+    expect([first.status, first.body.id]).toEqual([201, id]);
+    await api.platform('POST', `/internal/subscriptions/${id}/events`, { event: 'payment_failed' });
+    const retry = await subscribe({ id });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ id, status: 'past_due', event: 'payment_failed' });
+    expect(await outboxEvents(id)).toEqual(['subscription.created', 'subscription.payment_failed']);
+    for (const change of [{ interval: 'P1Y' }, { referenceId: 'abo-2' }, { integrationId: null }]) {
+      const other = await subscribe({ id, ...change });
+      expect([change, other.status]).toEqual([change, 409]);
+    }
+    expect(await outboxEvents(id)).toHaveLength(2);
+  });
 });

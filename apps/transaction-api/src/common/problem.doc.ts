@@ -45,9 +45,9 @@ const DESCRIPTIONS: Record<number, string> = {
   503:
     'The database is unavailable or did not answer within `DATABASE_STATEMENT_TIMEOUT` (10 s by default); ' +
     '`Retry-After` says when to try again. A write it interrupted was recorded in full or not at all. Repeating is ' +
-    'safe where the API is idempotent — recording a transaction with its `uuid`, a status change, a subscription ' +
-    '`cancelled`/`ended` — elsewhere (merchants, integrations, payouts, new subscriptions, `renewed`, ' +
-    '`payment_failed`) check first whether it was recorded.',
+    'safe where the API is idempotent — recording a transaction with its `uuid`, a payout or subscription with its ' +
+    '`id`, a status change, a subscription `cancelled`/`ended` — elsewhere (merchants, integrations, `renewed`, ' +
+    '`payment_failed`, a creation without its key) check first whether it was recorded.',
 };
 
 /** Documents the problem responses of an operation; `overrides` replaces the standard description of a status. */

@@ -1,8 +1,18 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsUUID } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsUUID } from 'class-validator';
 import { IsAmount, IsCurrency } from '../common/money.js';
 
 export class CreatePayoutDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Optional idempotency key, becomes the payout id: the same id with the same data again answers 200 with the ' +
+      'stored payout and emits no event; with different data 409. Generated when absent.',
+  })
+  @IsOptional()
+  @IsUUID('all')
+  id?: string;
+
   @ApiProperty({ format: 'uuid' })
   @IsUUID('all')
   merchantId!: string;

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -8,6 +8,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid.js';
@@ -17,7 +18,7 @@ import { SubscriptionService } from './subscription.service.js';
 @ApiTags('Platform: subscriptions')
 @ApiBearerAuth('platform')
 @ApiExtraModels(ProblemDoc, FieldErrorDoc)
-@ApiProblems([400, 401, 413, 415, 503])
+@ApiProblems([400, 401, 409, 413, 415, 503])
 @UseGuards(PlatformTokenGuard)
 @Controller('internal/subscriptions')
 export class SubscriptionController {
@@ -25,10 +26,21 @@ export class SubscriptionController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Record a new subscription', description: 'Status `active`; emits `subscription.created`.' })
-  @ApiCreatedResponse({ type: SubscriptionDoc })
-  create(@Body() body: CreateSubscriptionDto) {
-    return this.subscriptions.create(body);
+  @ApiOperation({
+    summary: 'Record a new subscription',
+    description:
+      'Status `active`; emits `subscription.created`. With an `id` already recorded: the same data answers 200 with ' +
+      'the stored subscription and no event, different data 409.',
+  })
+  @ApiCreatedResponse({ type: SubscriptionDoc, description: 'Recorded.' })
+  @ApiOkResponse({
+    type: SubscriptionDoc,
+    description: 'This id was recorded before with the same data (no new event).',
+  })
+  async create(@Body() body: CreateSubscriptionDto, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { subscription, created } = await this.subscriptions.create(body);
+    if (!created) void reply.status(200);
+    return subscription;
   }
 
   @Post(':id/events')

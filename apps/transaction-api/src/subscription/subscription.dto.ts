@@ -13,6 +13,16 @@ export const INTERVAL_PATTERN =
   /^(daily|weekly|monthly|quarterly|yearly|P(?=\d)(?=.*[1-9])(\d{1,3}Y)?(\d{1,3}M)?(\d{1,3}W)?(\d{1,4}D)?)$/;
 
 export class CreateSubscriptionDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Optional idempotency key, becomes the subscription id: the same id with the same data again answers 200 with ' +
+      'the stored subscription as it is now and emits no event; with different data 409. Generated when absent.',
+  })
+  @IsOptional()
+  @IsUUID('all')
+  id?: string;
+
   @ApiProperty({ format: 'uuid' })
   @IsUUID('all')
   merchantId!: string;

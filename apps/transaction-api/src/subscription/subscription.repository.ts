@@ -28,10 +28,12 @@ const toRow = (raw: Record<string, unknown>): SubscriptionRow => ({
 /** Subscriptions, written inside the caller's database transaction. */
 @Injectable()
 export class SubscriptionRepository {
-  async insert(sql: Sql, row: SubscriptionRow): Promise<void> {
-    await sql.rows(
+  /** Inserts the subscription unless its id is taken; returns whether it was inserted. */
+  async insert(sql: Sql, row: SubscriptionRow): Promise<boolean> {
+    const rows = await sql.rows(
       `INSERT INTO subscription (id, merchant_id, integration_id, reference_id, amount, currency, interval, status, last_event, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
       [
         row.id,
         row.merchantId,
@@ -46,6 +48,12 @@ export class SubscriptionRepository {
         row.updatedAt,
       ],
     );
+    return rows.length === 1;
+  }
+
+  async find(sql: Sql, id: string): Promise<SubscriptionRow | null> {
+    const rows: Record<string, unknown>[] = await sql.rows(`SELECT ${COLUMNS} FROM subscription WHERE id = $1`, [id]);
+    return rows.length ? toRow(rows[0]) : null;
   }
 
   async findForUpdate(sql: Sql, id: string): Promise<SubscriptionRow | null> {

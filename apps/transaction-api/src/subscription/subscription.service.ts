@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { renderSubscription, type PublicSubscription, type SubscriptionRecord } from '#domain';
 import { ProblemException } from '#platform';
+import { idTaken } from '../common/idempotency.js';
 import { ReferenceChecker } from '../merchant/reference.checker.js';
 import { platformEvent, type PlatformEventType } from '../outbox/platform-event.js';
 import { UnitOfWork } from '../outbox/unit-of-work.js';
@@ -9,7 +10,16 @@ import type { CreateSubscriptionDto, SubscriptionEventDto } from './subscription
 import { isRepeatedStateEvent, statusAfter, SUBSCRIPTION_EVENT_RULES } from './subscription.lifecycle.js';
 import { SubscriptionRepository, SubscriptionRow } from './subscription.repository.js';
 
-/** Records subscriptions and their events (platform API), each with its outbox event in one database transaction. */
+export interface RecordedSubscription {
+  subscription: PublicSubscription;
+  /** false when the id was recorded before with the same data (an idempotent retry). */
+  created: boolean;
+}
+
+/**
+ * Records subscriptions and their events (platform API), each with its outbox event in one database transaction. An
+ * `id` sent by the caller makes the creation idempotent: the same id and data again answer the stored subscription.
+ */
 @Injectable()
 export class SubscriptionService {
   constructor(
@@ -18,13 +28,13 @@ export class SubscriptionService {
     private readonly references: ReferenceChecker,
   ) {}
 
-  async create(input: CreateSubscriptionDto): Promise<PublicSubscription> {
+  async create(input: CreateSubscriptionDto): Promise<RecordedSubscription> {
     const merchantId = input.merchantId.toLowerCase();
     const integrationId = input.integrationId?.toLowerCase() ?? null;
     await this.references.check(merchantId, integrationId);
     const now = new Date();
     const row: SubscriptionRow = {
-      id: randomUUID(),
+      id: input.id?.toLowerCase() ?? randomUUID(),
       merchantId,
       integrationId,
       referenceId: input.referenceId ?? null,
@@ -37,9 +47,14 @@ export class SubscriptionService {
       updatedAt: now,
     };
     return this.unitOfWork.run(async ({ sql, emit }) => {
-      await this.subscriptions.insert(sql, row);
+      if (!(await this.subscriptions.insert(sql, row))) {
+        // As it is now: its status may have moved on since.
+        const stored = await this.subscriptions.find(sql, row.id);
+        if (!stored || !sameRequest(stored, row)) throw idTaken('subscription');
+        return { subscription: renderSubscription(toRecord(stored)), created: false };
+      }
       await emit(event('subscription.created', row));
-      return renderSubscription(toRecord(row));
+      return { subscription: renderSubscription(toRecord(row)), created: true };
     });
   }
 
@@ -88,3 +103,11 @@ function event(type: PlatformEventType, row: SubscriptionRow) {
     data: toRecord(row),
   });
 }
+
+const sameRequest = (stored: SubscriptionRow, asked: SubscriptionRow) =>
+  stored.merchantId === asked.merchantId &&
+  stored.integrationId === asked.integrationId &&
+  stored.referenceId === asked.referenceId &&
+  stored.amount === asked.amount &&
+  stored.currency === asked.currency &&
+  stored.interval === asked.interval;

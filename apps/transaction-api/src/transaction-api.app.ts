@@ -58,7 +58,13 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
       closedSchemas: ['TransactionV1Doc', 'TransactionV117Doc', 'ThreeDSecureDoc'],
     },
   });
+  const fastify = app.getHttpAdapter().getInstance();
   // The API speaks JSON only: without Fastify's text/plain parser any other body type answers 415.
-  app.getHttpAdapter().getInstance().removeContentTypeParser(['text/plain']);
+  fastify.removeContentTypeParser(['text/plain']);
+  // Payment data and API keys: no browser or shared cache may keep an answer (a route may still set its own).
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    reply.header('cache-control', 'no-store');
+    done();
+  });
   return app;
 }

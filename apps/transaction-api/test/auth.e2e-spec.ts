@@ -105,4 +105,23 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
       ).status,
     ).toBe(401);
   });
+
+  it('tells every cache not to keep an answer: payment data, errors and the platform API alike', async () => {
+    const { apiKey } = await api.merchantWithKey();
+    const merchant = { authorization: `Bearer ${apiKey}` };
+    const answers = await Promise.all([
+      api.request('GET', '/v1.17/transactions', { headers: merchant }),
+      api.request('GET', `/v1.17/transactions/${randomUUID()}`, { headers: merchant }),
+      api.request('GET', '/v1.17/transactions', {}),
+      api.request('GET', '/v1.99/transactions', { headers: merchant }),
+      api.platform('POST', '/internal/merchants', { name: 'Cache AG' }),
+    ]);
+    expect(answers.map((a) => [a.status, a.headers.get('cache-control')])).toEqual([
+      [200, 'no-store'],
+      [404, 'no-store'],
+      [401, 'no-store'],
+      [404, 'no-store'],
+      [201, 'no-store'],
+    ]);
+  });
 });

@@ -97,6 +97,25 @@ describe('transactions (e2e over HTTP)', () => {
       expect(created.body).toMatchObject({ integrationId: null, createdAt: '2024-02-29T11:00:00.500Z' });
     });
 
+    it('refuses a createdAt in the future (beyond 5 minutes of clock skew) and stores nothing', async () => {
+      const before = await sql('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId]);
+      for (const createdAt of ['2099-01-01T00:00:00.000Z', new Date(Date.now() + 6 * 60_000).toISOString()]) {
+        const refused = await record(a, { createdAt });
+        expect([createdAt, refused.status, refused.body.errors]).toEqual([
+          createdAt,
+          400,
+          [{ field: 'createdAt', message: 'must not be in the future' }],
+        ]);
+      }
+      expect(await sql('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId])).toEqual(
+        before,
+      );
+      // A caller's clock a little ahead of ours is not a mistake.
+      const ahead = new Date(Date.now() + 60_000).toISOString();
+      const accepted = await record(a, { createdAt: ahead });
+      expect([accepted.status, accepted.body.createdAt]).toEqual([201, ahead]);
+    });
+
     it('is idempotent on uuid: the same body again answers 200 with the stored transaction and no new event', async () => {
       const uuid = randomUUID();
       const first = await record(a, { uuid, authentication: AUTH });

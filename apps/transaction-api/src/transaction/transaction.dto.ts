@@ -111,7 +111,8 @@ export class CreateTransactionDto {
   @ApiPropertyOptional({
     format: 'date-time',
     description:
-      'For imports: when the payment happened (ISO 8601 with a time zone, years 1970–9999, kept to the millisecond). Default: now.',
+      'For imports: when the payment happened (ISO 8601 with a time zone, years 1970–9999, kept to the millisecond; ' +
+      'at most 5 minutes ahead of the server clock). Default: now.',
   })
   @IsOptional()
   @IsInstant()

@@ -19,6 +19,9 @@ export interface RecordedTransaction {
   created: boolean;
 }
 
+/** How far ahead of this server's clock an imported `createdAt` may be (the caller's clock may run ahead). */
+export const FUTURE_CREATED_AT_MS = 5 * 60_000;
+
 /** A status change that keeps losing races this often is answered 409 (the caller retries). */
 const STATUS_CHANGE_ATTEMPTS = 5;
 
@@ -46,6 +49,10 @@ export class TransactionService {
     });
     const importedAt = input.createdAt === undefined ? undefined : parseInstant(input.createdAt);
     const now = new Date();
+    if (importedAt && importedAt.getTime() > now.getTime() + FUTURE_CREATED_AT_MS) {
+      // An import is of the past; a later date is a clock or time-zone mistake, and its row would top every list.
+      throw ProblemException.validation([{ field: 'createdAt', message: 'must not be in the future' }]);
+    }
     const createdAt = importedAt ?? now;
     const row: TransactionRow = {
       uuid: input.uuid?.toLowerCase() ?? randomUUID(),

@@ -79,6 +79,14 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
       'subscription.cancelled',
       'subscription.ended',
     ]);
+    // Each event's updatedAt is later than the one before (receivers keep the newest), even within a millisecond.
+    const stamps = await sql<{ at: string }>(
+      `SELECT payload->'data'->>'updatedAt' AS at FROM outbox_event WHERE subject_id = $1 ORDER BY seq`,
+      [id],
+    );
+    for (let i = 1; i < stamps.length; i += 1) {
+      expect(Date.parse(stamps[i].at)).toBeGreaterThan(Date.parse(stamps[i - 1].at));
+    }
   });
 
   it('accepts the interval keywords and ISO 8601 durations, and refuses anything else naming the field', async () => {
@@ -174,6 +182,14 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
     expect(answers[0].body).toMatchObject({ id, status: 'initialised', amount: 5000, currency: 'CHF' });
     expect(await outboxEvents(id)).toEqual(['payout.created']);
 
+    const upper = await api.platform('POST', '/internal/payouts', { ...body, id: id.toUpperCase() });
+    expect([upper.status, upper.body]).toEqual([200, answers[0].body]);
+    const elsewhere = await api.merchantWithKey();
+    const otherMerchant = await api.platform('POST', '/internal/payouts', {
+      ...body,
+      merchantId: elsewhere.merchantId,
+    });
+    expect(otherMerchant.status).toBe(409);
     const other = await api.platform<{ errors: unknown }>('POST', '/internal/payouts', { ...body, amount: 5001 });
     expect([other.status, other.body.errors]).toEqual([
       409,
@@ -196,7 +212,13 @@ describe('subscriptions and payouts (e2e over HTTP)', () => {
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ id, status: 'past_due', event: 'payment_failed' });
     expect(await outboxEvents(id)).toEqual(['subscription.created', 'subscription.payment_failed']);
-    for (const change of [{ interval: 'P1Y' }, { referenceId: 'abo-2' }, { integrationId: null }]) {
+    for (const change of [
+      { interval: 'P1Y' },
+      { referenceId: 'abo-2' },
+      { integrationId: null },
+      { amount: 4901 },
+      { currency: 'CHF' },
+    ]) {
       const other = await subscribe({ id, ...change });
       expect([change, other.status]).toEqual([change, 409]);
     }

@@ -312,6 +312,27 @@ describe('transactions (e2e over HTTP)', () => {
       expect(stored.body.status).toBe('refunded');
     });
 
+    it('gives every change a later updatedAt than the one before, even for an import dated a little ahead', async () => {
+      const ahead = new Date(Date.now() + 120_000).toISOString();
+      const created = await record(a, { createdAt: ahead });
+      expect(created.body.updatedAt).toBe(ahead);
+      const uuid = created.body.uuid as string;
+      const seen = [ahead];
+      for (const status of ['authorized', 'confirmed', 'refund_pending', 'refunded']) {
+        const moved = await api.platform<{ updatedAt: string }>('POST', `/internal/transactions/${uuid}/status`, {
+          status,
+        });
+        seen.push(moved.body.updatedAt);
+      }
+      // Strictly increasing, so a receiver can keep the state with the newest updatedAt.
+      for (let i = 1; i < seen.length; i += 1) expect(Date.parse(seen[i])).toBeGreaterThan(Date.parse(seen[i - 1]));
+      const events = await sql<{ updatedAt: string }>(
+        `SELECT payload->'data'->>'updatedAt' AS "updatedAt" FROM outbox_event WHERE subject_id = $1 ORDER BY seq`,
+        [uuid],
+      );
+      expect(events.map((e) => e.updatedAt)).toEqual(seen);
+    });
+
     it('answers 404 for an unknown uuid, 400 for a malformed one or an unknown status', async () => {
       expect(
         (await api.platform('POST', `/internal/transactions/${randomUUID()}/status`, { status: 'confirmed' })).status,

@@ -72,7 +72,9 @@ export class SubscriptionRepository {
     at: Date,
   ): Promise<SubscriptionRow> {
     const rows: Record<string, unknown>[] = await sql.rows(
-      `UPDATE subscription SET status = $2, last_event = $3, updated_at = $4 WHERE id = $1 RETURNING ${COLUMNS}`,
+      // updatedAt only grows (see TransactionRepository.changeStatusWithEvent).
+      `UPDATE subscription SET status = $2, last_event = $3, updated_at = GREATEST($4, updated_at + interval '1 millisecond')
+        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, status, event, at],
     );
     return toRow(rows[0]);

@@ -124,12 +124,31 @@ describe('TransactionRepository writes with their events (real PostgreSQL)', () 
       id,
       false,
     );
-    expect(outcome).toEqual({ before: stored, changed: true });
+    expect(outcome).toEqual({ before: stored, changedAt: updatedAt });
     const after = { ...stored, status: 'authorized' as const, updatedAt };
     expect(await repository.findByUuid(row.uuid)).toEqual(after);
     const event = await eventOf(id);
     expect([event.type, event.subject_id]).toEqual(['transaction.status_changed', row.uuid]);
     expect(JSON.parse(event.payload)).toEqual(expectedEvent(id, 'transaction.status_changed', after));
+  });
+
+  it('moves updatedAt forward by at least a millisecond even when the clock given is behind the stored one', async () => {
+    const row = newTransaction();
+    await repository.insertWithEvent(row, randomUUID(), false);
+    const behind = new Date(row.updatedAt.getTime() - 60_000);
+    const first = await repository.changeStatusWithEvent(
+      row.uuid,
+      'authorized',
+      ['waiting'],
+      behind,
+      randomUUID(),
+      false,
+    );
+    expect(first?.changedAt).toEqual(new Date(row.updatedAt.getTime() + 1));
+    const id = randomUUID();
+    const second = await repository.changeStatusWithEvent(row.uuid, 'confirmed', ['authorized'], behind, id, false);
+    expect(second?.changedAt).toEqual(new Date(row.updatedAt.getTime() + 2));
+    expect(JSON.parse((await eventOf(id)).payload).data.updatedAt).toBe(second!.changedAt!.toISOString());
   });
 
   it('changes nothing and writes no event for a status not reachable from the current one, or an unknown uuid', async () => {
@@ -144,7 +163,7 @@ describe('TransactionRepository writes with their events (real PostgreSQL)', () 
       id,
       false,
     );
-    expect(outcome).toMatchObject({ before: { status: 'declined' }, changed: false });
+    expect(outcome).toMatchObject({ before: { status: 'declined' }, changedAt: null });
     expect((await repository.findByUuid(row.uuid))?.status).toBe('declined');
     expect(await eventOf(id)).toBeUndefined();
     expect(
@@ -168,7 +187,7 @@ describe('TransactionRepository writes with their events (real PostgreSQL)', () 
         ),
       ),
     );
-    expect(outcomes.filter((outcome) => outcome?.changed)).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome?.changedAt)).toHaveLength(1);
     // The losers read the transaction before the winner's change (it was waiting): they do not see a move.
     const written = await pool.query('SELECT count(*)::int AS n FROM outbox_event WHERE id = ANY($1::uuid[])', [ids]);
     expect(written.rows[0].n).toBe(1);

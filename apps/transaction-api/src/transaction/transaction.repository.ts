@@ -95,9 +95,12 @@ export class TransactionRepository {
 
   /**
    * Moves the transaction to `status` with its `transaction.status_changed` event (id `eventId`), in one statement,
-   * if its status is one of `from`. Returns the transaction as it was before (null if there is none) and whether
-   * it changed. The UPDATE compares against that same reading (status and updated_at), so a change committed
-   * concurrently in between makes it change nothing: the caller reads the answer again and decides again.
+   * if its status is one of `from`. Returns the transaction as it was before (null if there is none), whether it
+   * changed and, if so, its new `updatedAt`. The UPDATE compares against that same reading (status and updated_at),
+   * so a change committed concurrently in between makes it change nothing: the caller reads the answer again and
+   * decides again. `updatedAt` only ever grows, by at least a millisecond per change, whatever this process's clock
+   * says (an import may be dated a little ahead; another process's clock may be ahead): receivers of webhooks, which
+   * are not delivered in order, keep the state with the newest `updatedAt`.
    */
   async changeStatusWithEvent(
     uuid: string,
@@ -106,12 +109,12 @@ export class TransactionRepository {
     updatedAt: Date,
     eventId: string,
     notify: boolean,
-  ): Promise<{ before: TransactionRow; changed: boolean } | null> {
+  ): Promise<{ before: TransactionRow; changedAt: Date | null } | null> {
     const rows = await this.sql.rows(
       `WITH current AS (
          SELECT * FROM transaction WHERE uuid = $1
        ), changed AS (
-         UPDATE transaction t SET status = $2, updated_at = $3
+         UPDATE transaction t SET status = $2, updated_at = GREATEST($3, c.updated_at + interval '1 millisecond')
            FROM current c
           WHERE t.uuid = c.uuid AND c.status = ANY($4::text[]) AND t.status = c.status AND t.updated_at = c.updated_at
          RETURNING t.*
@@ -119,15 +122,14 @@ export class TransactionRepository {
          INSERT INTO outbox_event (id, type, subject_id, payload)
          SELECT $5, $6, uuid, ${transactionEventJson('changed', 5)} FROM changed
        )
-       SELECT ${TRANSACTION_COLUMNS}, done IS NOT NULL AS changed,
-              ${notifyIf(7, 'done')} AS notified
-         FROM current LEFT JOIN (SELECT true AS done FROM changed) moved ON true`,
+       SELECT ${TRANSACTION_COLUMNS}, moved.changed_at, ${notifyIf(7, 'moved.done')} AS notified
+         FROM current LEFT JOIN (SELECT true AS done, updated_at AS changed_at FROM changed) moved ON true`,
       [uuid, status, updatedAt, from, eventId, 'transaction.status_changed', notify],
       'transaction-change-status',
     );
     if (!rows.length) return null;
-    const { changed, notified: _notified, ...before } = rows[0];
-    return { before: toTransactionRow(before), changed: changed as boolean };
+    const { changed_at: changedAt, notified: _notified, ...before } = rows[0];
+    return { before: toTransactionRow(before), changedAt: (changedAt as Date | null) ?? null };
   }
 
   /** One transaction of one merchant: another merchant's uuid is simply not found. */

@@ -93,20 +93,19 @@ export class TransactionService {
   async changeStatus(uuid: string, input: ChangeTransactionStatusDto): Promise<LatestTransaction> {
     const from = STATUSES_BEFORE[input.status];
     for (let attempt = 0; attempt < STATUS_CHANGE_ATTEMPTS; attempt += 1) {
-      const updatedAt = new Date();
       const outcome = await this.transactions.changeStatusWithEvent(
         uuid,
         input.status,
         from,
-        updatedAt,
+        new Date(),
         randomUUID(),
         this.outbox.mustNotify,
       );
       if (!outcome) throw new ProblemException(404, 'No transaction has this uuid.');
-      const { before, changed } = outcome;
-      if (changed) {
+      const { before, changedAt } = outcome;
+      if (changedAt) {
         this.outbox.committed();
-        return render({ ...before, status: input.status, updatedAt });
+        return render({ ...before, status: input.status, updatedAt: changedAt });
       }
       const move = statusMove(before.status, input.status);
       if (move === 'same') return render(before);

@@ -21,8 +21,8 @@ describe('explainStatus', () => {
     for (const status of [200, 201, 202, 204, 299]) {
       expect(explainStatus(status).title).toBe('Delivered');
     }
-    expect(explainStatus(300).title).not.toBe('Delivered');
-    expect(explainStatus(0).title).not.toBe('Delivered');
+    expect(explainStatus(300).title).toBe('Redirect (300) — not followed');
+    expect(explainStatus(0).title).toBe('No response (timeout or connection failed)');
   });
 
   it('has sensible text for any other code, naming it', () => {

@@ -27,7 +27,7 @@ export class WebhookSecretRepository {
   /**
    * Rotation, in one transaction under a lock of the webhook row (two rotations at once cannot both keep a
    * current secret): the current secret expires after `graceMs`, secrets already expired are deleted, and
-   * `next` becomes current. Returns the expiry given to the old secret.
+   * `next` becomes current. Returns the expiry given to the old secret (the reveal reports it from then on).
    */
   async rotate(
     webhookId: string,

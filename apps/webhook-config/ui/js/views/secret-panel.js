@@ -84,12 +84,12 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
     if (!confirmed) return;
     rotateButton.disabled = true;
     try {
-      await api.rotateSecret(webhook.id);
-      // The rotation answers with the new secret only; the reveal also tells until when the old one signs.
-      await load();
+      secret = (await api.rotateSecret(webhook.id)).secret;
       visible = true;
       update();
       toast('New secret created. Copy it into your shop system.');
+      // The rotation answers with the new secret only; the reveal also tells until when the old one signs.
+      await load().then(update, () => undefined);
     } catch (error) {
       toast(error.message);
     } finally {

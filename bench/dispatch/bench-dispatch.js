@@ -2,9 +2,11 @@
 //
 // 1. fan-out: EVENTS transaction events × WEBHOOKS webhooks, queued before the dispatcher starts, drained by one
 //    dispatcher process to a fast loopback receiver (its own process). deliveries/s from first to last arrival.
-//    Beside it, in the same run: a bare undici loop sending the same bodies with the same signatures to the
-//    same receiver at the same concurrency.
-// 2. latency (when transaction-api is built): RATE status changes/s for WARMUP_SECONDS s (reported apart: a
+//    Beside it, in the same run: a bare undici loop (one process) sending the same bodies with the same signatures
+//    to the same receiver at the same concurrency. Then the fan-out again with one dispatcher process per core
+//    (competing consumers: a Node process runs its JavaScript on one thread, and the dispatcher scales out by
+//    processes; BENCH_SKIP_PER_CORE=1 skips it), its ratio taken to the same loop.
+// 2. latency (when transaction-api is built; BENCH_DISPATCHERS dispatcher processes, default 1): RATE status changes/s for WARMUP_SECONDS s (reported apart: a
 //    freshly started dispatcher and API), then SECONDS s measured, through the platform API;
 //    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
 //    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).
@@ -14,6 +16,7 @@
 import { fork, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
@@ -22,7 +25,10 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 500);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
+// Dispatcher processes (competing consumers) in the latency scenarios.
 const DISPATCHERS = Number(process.env.BENCH_DISPATCHERS ?? 1);
+if (!Number.isInteger(DISPATCHERS) || DISPATCHERS < 1) throw new Error('BENCH_DISPATCHERS must be a whole number ≥ 1');
+const CORES = availableParallelism();
 
 if (process.env.BENCH_SKIP_BUILD !== '1') {
   const build = spawnSync('nx', ['run-many', '-t', 'build', '--output-style=static'], { stdio: 'inherit' });
@@ -132,7 +138,11 @@ const dispatcherEnv = {
 };
 
 // ---- 1. fan-out throughput -------------------------------------------------------------------------------
-if (process.env.BENCH_SKIP_FANOUT !== '1') {
+/**
+ * Queues EVENTS events for WEBHOOKS fresh webhooks, starts `processes` dispatchers (competing consumers) and
+ * measures deliveries/s from the first to the last arrival, with each process group's CPU per 10,000 deliveries.
+ */
+async function measureFanOut(processes) {
   const { merchantId, integrationId } = await createMerchant();
   const hooks = [];
   for (let i = 0; i < WEBHOOKS; i += 1) hooks.push(await createWebhook(merchantId, `${base}/fanout/${i}`));
@@ -144,13 +154,14 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
       events.slice(i, i + 1000).map((e) => amqp.publish(EXCHANGES.events, e.type, Buffer.from(JSON.stringify(e)))),
     );
   }
+  await amqp.close();
   await ask('arrivals'); // clear
   receiver.send('reset');
   const total = EVENTS * WEBHOOKS;
+  const logsBefore = (await db.query('SELECT count(*)::int AS n FROM webhook_log')).rows[0].n;
   const cpuBefore = cpuSnapshot(() => undefined);
   const benchCpuBefore = process.cpuUsage();
-  // Dispatchers are competing consumers: BENCH_DISPATCHERS processes share the queues.
-  const dispatchers = Array.from({ length: DISPATCHERS }, (_, i) =>
+  const dispatchers = Array.from({ length: processes }, (_, i) =>
     startApp('webhook-dispatcher', { ...dispatcherEnv, WEBHOOK_DISPATCHER_PORT: String(3902 + 10 * i) }),
   );
   let first;
@@ -163,21 +174,35 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const seconds = (performance.now() - first.at) / 1000;
-  const dispatched = round((total - first.count) / seconds, 0);
   // CPU seconds per 10,000 deliveries, by process, read before the dispatchers stop (their database sessions go).
   const named = new Map([[receiver.pid, 'receiver'], ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
   const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
   const benchCpu = process.cpuUsage(benchCpuBefore);
   cpu.benchmark = (benchCpu.user + benchCpu.system) / 1e6;
-  const per10k = (seconds) =>
-    Object.fromEntries(
-      Object.entries(seconds).map(([group, secondsOfCpu]) => [group, round((secondsOfCpu * 10_000) / total, 2)]),
-    );
   await Promise.all(dispatchers.map(stopChild));
-  const logged = (await db.query('SELECT count(*)::int AS n FROM webhook_log')).rows[0].n;
+  const logged = (await db.query('SELECT count(*)::int AS n FROM webhook_log')).rows[0].n - logsBefore;
   await ask('arrivals');
+  return {
+    events,
+    hooks,
+    run: {
+      dispatcherProcesses: processes,
+      dispatcherDeliveriesPerSecond: round((total - first.count) / seconds, 0),
+      logRows: logged,
+      cpuSecondsPer10kDeliveries: per10k(cpu, total),
+    },
+  };
+}
 
-  // Bare loop: the same bodies and signatures, same receiver, same concurrency, no broker, no database.
+function per10k(seconds, deliveries) {
+  return Object.fromEntries(
+    Object.entries(seconds).map(([group, secondsOfCpu]) => [group, round((secondsOfCpu * 10_000) / deliveries, 2)]),
+  );
+}
+
+/** The same bodies and signatures to the same receiver at the same concurrency, with no broker and no database. */
+async function measureBareLoop(events, hooks) {
+  const total = EVENTS * WEBHOOKS;
   const bodies = events
     .slice(0, 2000)
     .map(
@@ -208,7 +233,7 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
       }
     }),
   );
-  const bare = round(total / ((performance.now() - bareStart) / 1000), 0);
+  const perSecond = round(total / ((performance.now() - bareStart) / 1000), 0);
   const bareCpu = cpuSecondsBetween(
     bareCpuBefore,
     cpuSnapshot(groupBy(new Map([[receiver.pid, 'receiver']]), infra.brokerPids())),
@@ -217,19 +242,25 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
   bareCpu.loop = (bareClientCpu.user + bareClientCpu.system) / 1e6;
   await agent.close();
   await ask('arrivals');
-  await amqp.close();
+  return { perSecond, cpuSecondsPer10kDeliveries: per10k(bareCpu, total) };
+}
+
+if (process.env.BENCH_SKIP_FANOUT !== '1') {
+  // The bare loop right after the one-process run, which it is compared with first (the host's speed drifts).
+  const main = await measureFanOut(1);
+  const bare = await measureBareLoop(main.events, main.hooks);
+  const perCore = CORES > 1 && process.env.BENCH_SKIP_PER_CORE !== '1' ? (await measureFanOut(CORES)).run : undefined;
+  const ratio = (run) => round(run.dispatcherDeliveriesPerSecond / bare.perSecond, 2);
   results.fanOut = {
     events: EVENTS,
     webhooks: WEBHOOKS,
-    deliveries: total,
-    logRows: logged,
+    deliveries: EVENTS * WEBHOOKS,
     concurrency: CONCURRENCY,
-    dispatcherProcesses: DISPATCHERS,
-    dispatcherDeliveriesPerSecond: dispatched,
-    bareUndiciLoopPerSecond: bare,
-    ratio: round(dispatched / bare, 2),
-    cpuSecondsPer10kDeliveries: per10k(cpu),
-    bareLoopCpuSecondsPer10kDeliveries: per10k(bareCpu),
+    ...main.run,
+    bareUndiciLoopPerSecond: bare.perSecond,
+    ratio: ratio(main.run),
+    bareLoopCpuSecondsPer10kDeliveries: bare.cpuSecondsPer10kDeliveries,
+    ...(perCore && { onePerCore: { ...perCore, ratio: ratio(perCore) } }),
   };
   console.log('fan-out:', results.fanOut);
 }
@@ -251,6 +282,7 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     percentile,
     round,
     dispatcherEnv,
+    dispatchers: DISPATCHERS,
     RATE,
     SECONDS,
     WARMUP_SECONDS,

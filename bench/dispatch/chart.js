@@ -21,22 +21,32 @@ export function dispatchChart(results) {
     const x0 = 70;
     const y0 = 280;
     const h = 220;
-    const max = Math.ceil((fan.bareUndiciLoopPerSecond * 1.1) / 2000) * 2000;
+    const perCore = fan.onePerCore;
+    const highest = Math.max(
+      fan.bareUndiciLoopPerSecond,
+      fan.dispatcherDeliveriesPerSecond,
+      perCore?.dispatcherDeliveriesPerSecond ?? 0,
+    );
+    const max = Math.ceil((highest * 1.1) / 2000) * 2000;
     const y = (v) => y0 - (v / max) * h;
     text(20, 30, 'Fan-out, deliveries/s (2 cores)', 'font-weight="bold"');
     for (let v = 0; v <= max; v += 2000) {
       line(x0, y(v), x0 + 300, y(v), 'stroke="#e5e7eb"');
       text(x0 - 8, y(v) + 4, fmt(v), 'text-anchor="end" font-size="11" fill="#6b7280"');
     }
+    const processes = fan.dispatcherProcesses ?? 1;
     const bars = [
-      ['dispatcher', fan.dispatcherDeliveriesPerSecond, '#2563eb'],
+      [`dispatcher ×${processes}`, fan.dispatcherDeliveriesPerSecond, '#2563eb'],
+      ...(perCore
+        ? [[`dispatcher ×${perCore.dispatcherProcesses}`, perCore.dispatcherDeliveriesPerSecond, '#1e40af']]
+        : []),
       ['bare undici loop', fan.bareUndiciLoopPerSecond, '#9ca3af'],
     ];
     bars.forEach(([label, value, color], i) => {
-      const bx = x0 + 30 + i * 140;
-      parts.push(`<rect x="${bx}" y="${y(value)}" width="90" height="${y0 - y(value)}" fill="${color}"/>`);
-      text(bx + 45, y(value) - 6, fmt(value), 'text-anchor="middle" font-size="12"');
-      text(bx + 45, y0 + 16, label, 'text-anchor="middle" font-size="12"');
+      const bx = x0 + 15 + i * 95;
+      parts.push(`<rect x="${bx}" y="${y(value)}" width="75" height="${y0 - y(value)}" fill="${color}"/>`);
+      text(bx + 37, y(value) - 6, fmt(value), 'text-anchor="middle" font-size="12"');
+      text(bx + 37, y0 + 16, label, 'text-anchor="middle" font-size="12"');
     });
     const goal = Math.max(5000, 0.4 * fan.bareUndiciLoopPerSecond);
     line(x0, y(5000), x0 + 300, y(5000), 'stroke="#dc2626" stroke-dasharray="6 4"');
@@ -45,7 +55,10 @@ export function dispatchChart(results) {
       line(x0, y(goal), x0 + 300, y(goal), 'stroke="#f59e0b" stroke-dasharray="2 3"');
       text(x0 + 302, y(goal) + 4, `0.4 × loop`, 'font-size="11" fill="#b45309"');
     }
-    text(x0, y0 + 40, `ratio ${fan.ratio} (goal ≥ 0.4)`, 'font-size="12"');
+    const ratios = perCore
+      ? `${fan.ratio} (×${processes}), ${perCore.ratio} (×${perCore.dispatcherProcesses})`
+      : fan.ratio;
+    text(x0, y0 + 40, `ratio to the loop (one process) ${ratios} (goal ≥ 0.4)`, 'font-size="12"');
   }
 
   // ---- right panel: latency p99 per 5 s window ----

@@ -16,6 +16,7 @@ export async function latencyScenario(ctx) {
     percentile,
     round,
     dispatcherEnv,
+    dispatchers: processes,
     RATE,
     SECONDS,
     WARMUP_SECONDS,
@@ -27,11 +28,14 @@ export async function latencyScenario(ctx) {
     PLATFORM_TOKEN: TOKEN,
     TRANSACTION_API_PORT: '3901',
   });
-  const dispatcher = startApp('webhook-dispatcher', dispatcherEnv);
+  const dispatcherPorts = Array.from({ length: processes }, (_, i) => 3902 + 10 * i);
+  const dispatchers = dispatcherPorts.map((port) =>
+    startApp('webhook-dispatcher', { ...dispatcherEnv, WEBHOOK_DISPATCHER_PORT: String(port) }),
+  );
   const apiPool = new Pool(api, { connections: 64 });
   try {
     await waitReady(`${api}/health/ready`);
-    await waitReady('http://127.0.0.1:3902/health/ready');
+    for (const port of dispatcherPorts) await waitReady(`http://127.0.0.1:${port}/health/ready`);
     // undici's request on a keep-alive pool, not fetch: the load generator shares the 2 cores with the system
     // under test, and fetch cost it several times the CPU per request.
     const post = async (path, body) => {
@@ -146,6 +150,7 @@ export async function latencyScenario(ctx) {
     );
     const stages = await stageTimings(ctx.db, arrivedAt, measuredFrom, percentile, round);
     return {
+      dispatcherProcesses: processes,
       statusChangesPerSecond: achievedRate,
       seconds: SECONDS,
       healthyWebhooks: healthy,
@@ -171,7 +176,7 @@ export async function latencyScenario(ctx) {
     };
   } finally {
     await apiPool.close();
-    await stopChild(dispatcher);
+    await Promise.all(dispatchers.map(stopChild));
     await stopChild(transactionApi);
   }
 }

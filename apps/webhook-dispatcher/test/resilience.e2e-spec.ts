@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { AmqpClient } from '#messaging';
+import { QUEUES, type AmqpClient } from '#messaging';
 import { rabbitmqctl, waitFor } from '#testing';
 import {
   Receiver,
@@ -25,9 +25,12 @@ function spawnDispatcher(name: string): ChildProcess {
     throw new Error(`${MAIN} is missing: the test target builds it first (nx run webhook-dispatcher:build)`);
   const child = spawn(process.execPath, [MAIN], {
     env: dispatcherEnv({ WEBHOOK_DISPATCHER_PORT: '0', LOG_LEVEL: 'warn' }),
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk}`));
+  // Warnings (reconnects, database waits) go to stdout, errors to stderr: keep both, to explain a failure.
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.on('data', (chunk: Buffer) => process.stderr.write(`[${name}] ${chunk}`));
+  }
   return child;
 }
 
@@ -62,6 +65,19 @@ describe('at-least-once under failure (separate dispatcher processes, 10,000 del
     await closeDb();
   });
 
+  /** True once every pair arrived; otherwise throws what is missing and where messages wait (for the timeout). */
+  async function allDelivered(webhookIds: string[], requests: typeof receiver.requests): Promise<true> {
+    for (const r of requests) seen.add(r.headers['webhook-id'] as string);
+    const { pairs, missing } = await undelivered(webhookIds, seen);
+    if (pairs === EVENTS * WEBHOOKS && missing === 0) return true;
+    const queues = [QUEUES.dispatcherEvents, QUEUES.deliveries, QUEUES.parkedEvents, QUEUES.parkedDeliveries];
+    const depths = await Promise.all(queues.map((q) => amqp.queueDepth(q).then(String, () => '?')));
+    throw new Error(
+      `${pairs} of ${EVENTS * WEBHOOKS} deliveries recorded, ${missing} of them not received; ready messages: ` +
+        queues.map((q, i) => `${q} ${depths[i]}`).join(', '),
+    );
+  }
+
   async function scenario(label: string) {
     const { merchantId, integrationId } = await createMerchant();
     const hooks = [];
@@ -80,14 +96,11 @@ describe('at-least-once under failure (separate dispatcher processes, 10,000 del
       await publishEvents(amqp, events);
       await waitFor(() => received().length >= 2_000, { timeoutMs: 60_000, what: '2,000 deliveries before the kill' });
       await stop(victim, 'SIGKILL');
-      await waitFor(
-        async () => {
-          for (const r of received()) seen.add(r.headers['webhook-id'] as string);
-          const { pairs, missing } = await undelivered(webhookIds, seen);
-          return pairs === EVENTS * WEBHOOKS && missing === 0;
-        },
-        { timeoutMs: 120_000, intervalMs: 500, what: 'every (event, webhook) delivered' },
-      );
+      await waitFor(() => allDelivered(webhookIds, received()), {
+        timeoutMs: 120_000,
+        intervalMs: 500,
+        what: 'every (event, webhook) delivered',
+      });
       const { pairs, missing } = await undelivered(webhookIds, seen);
       expect(pairs).toBe(10_000);
       expect(missing).toBe(0);
@@ -106,14 +119,11 @@ describe('at-least-once under failure (separate dispatcher processes, 10,000 del
       await rabbitmqctl('stop_app');
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       await rabbitmqctl('start_app');
-      await waitFor(
-        async () => {
-          for (const r of received()) seen.add(r.headers['webhook-id'] as string);
-          const { pairs, missing } = await undelivered(webhookIds, seen);
-          return pairs === EVENTS * WEBHOOKS && missing === 0;
-        },
-        { timeoutMs: 150_000, intervalMs: 500, what: 'every (event, webhook) delivered after the restart' },
-      );
+      await waitFor(() => allDelivered(webhookIds, received()), {
+        timeoutMs: 150_000,
+        intervalMs: 500,
+        what: 'every (event, webhook) delivered after the restart',
+      });
       expect(await undelivered(webhookIds, seen)).toEqual({ pairs: 10_000, missing: 0 });
     } finally {
       await stop(dispatcher);

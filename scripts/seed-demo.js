@@ -179,6 +179,8 @@ export async function seedDemo({ env, ports }) {
       `Demo merchant (${DEMO_NAME}, ${saved.merchantId}):`,
       `  API key:         ${saved.apiKey}`,
       `  backend login:   ${saved.email} / ${saved.password}   at http://127.0.0.1:${ports['webhook-config']}/`,
+      // The platform (internal) API's token: shown only while it is the development default, never a configured one.
+      `  platform token:  ${env.PLATFORM_TOKEN ? 'PLATFORM_TOKEN as configured' : token}   (Authorization: Bearer, /internal/…)`,
       '',
       'Try:',
       `  curl -H 'Authorization: Bearer ${saved.apiKey}' '${api1}/v1.17/transactions?limit=5'`,

@@ -122,8 +122,8 @@ export class TransactionRepository {
          INSERT INTO outbox_event (id, type, subject_id, payload)
          SELECT $5, $6, uuid, ${transactionEventJson('changed', 5)} FROM changed
        )
-       SELECT ${TRANSACTION_COLUMNS}, moved.changed_at, ${notifyIf(7, 'moved.done')} AS notified
-         FROM current LEFT JOIN (SELECT true AS done, updated_at AS changed_at FROM changed) moved ON true`,
+       SELECT ${TRANSACTION_COLUMNS}, moved.changed_at, ${notifyIf(7, 'moved.changed_at IS NOT NULL')} AS notified
+         FROM current LEFT JOIN (SELECT updated_at AS changed_at FROM changed) moved ON true`,
       [uuid, status, updatedAt, from, eventId, 'transaction.status_changed', notify],
       'transaction-change-status',
     );

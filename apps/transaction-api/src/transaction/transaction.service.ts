@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { LATEST_API_VERSION, renderTransaction, resolveThreeDSecure, type PublicTransaction } from '#domain';
 import { ProblemException } from '#platform';
+import { idTaken } from '../common/idempotency.js';
 import { parseInstant } from '../common/instant.js';
 import { ReferenceChecker } from '../merchant/reference.checker.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -82,9 +83,7 @@ export class TransactionService {
     }
     const existing = await this.transactions.findWithFingerprint(row.uuid);
     if (!existing || !existing.fingerprint.equals(fingerprint)) {
-      throw new ProblemException(409, 'This uuid was already used to record a transaction with different data.', {
-        errors: [{ field: 'uuid', message: 'is already used by a different transaction' }],
-      });
+      throw idTaken('transaction', 'uuid');
     }
     return { transaction: render(existing.row), created: false };
   }

@@ -163,12 +163,12 @@ export class DeliveryService {
     });
   }
 
-  /** Waits up to `ms` for attempts whose messages were handed over (graceful shutdown). */
   /** Attempts still running whose messages were handed over (their stand-ins wait in the guard queue). */
   get detachedCount(): number {
     return this.detached.size;
   }
 
+  /** Waits up to `ms` for attempts whose messages were handed over (graceful shutdown). */
   async settleDetached(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -16,13 +16,13 @@ interface Entry<T> {
   loadedAt: number;
 }
 
+/** How many of the latest secrets the start-up check tries. */
+const KEY_CHECK_SAMPLE = 20;
+
 /**
  * Webhooks by merchant (for fan-out) and by id with secrets (for delivery), loaded on first use and
  * refreshed when webhook-config announces a change. Concurrent misses share one load.
  */
-/** How many of the latest secrets the start-up check tries. */
-const KEY_CHECK_SAMPLE = 20;
-
 @Injectable()
 export class WebhookCache implements OnModuleInit {
   private readonly byMerchant = new Map<string, Entry<WebhookRow[]>>();

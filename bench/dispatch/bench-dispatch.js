@@ -273,6 +273,7 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     db,
     ask,
     base,
+    receiverPid: receiver.pid,
     createMerchant,
     createWebhook,
     watchBrokerWal: infra.watchBrokerWal,

@@ -1,6 +1,7 @@
 // Latency scenario of bench:dispatch: status changes through transaction-api's platform API at a steady rate;
 // latency = receiver arrival − the API's answer, for every (status change, healthy webhook) pair.
 import { Pool } from 'undici';
+import { cpuSecondsBetween, cpuSnapshot, groupBy } from '../lib/cpu.js';
 
 const TOKEN = 'bench-platform-token-0123456789';
 
@@ -85,9 +86,17 @@ export async function latencyScenario(ctx) {
 
     const answered = new Map();
     const wal = ctx.watchBrokerWal();
+    let cpuBefore;
+    let benchCpuBefore;
+    let cpuFrom;
     const started = performance.now();
     const inFlight = [];
     for (let i = 0; i < total; i += 1) {
+      if (i === warmUp) {
+        cpuBefore = cpuSnapshot(() => undefined);
+        benchCpuBefore = process.cpuUsage();
+        cpuFrom = performance.now();
+      }
       const due = started + (i * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -99,6 +108,17 @@ export async function latencyScenario(ctx) {
       );
     }
     await Promise.all(inFlight);
+    // CPU of the measured minute, by process group, in cores (CPU seconds per second): what the load costs.
+    const named = new Map([
+      [ctx.receiverPid, 'receiver'],
+      [transactionApi.pid, 'transactionApi'],
+      ...dispatchers.map((d) => [d.pid, 'dispatcher']),
+    ]);
+    const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const elapsed = (performance.now() - cpuFrom) / 1000;
+    cpu.loadGenerator = (benchCpu.user + benchCpu.system) / 1e6;
+    const coresBusy = Object.fromEntries(Object.entries(cpu).map(([group, s]) => [group, round(s / elapsed, 2)]));
     if (process.env.BENCH_METRICS === '1') {
       const metrics = await (await fetch('http://127.0.0.1:3902/metrics')).text();
       console.log(
@@ -162,6 +182,7 @@ export async function latencyScenario(ctx) {
       maxMs: round(latencies[latencies.length - 1] ?? NaN),
       p99By5s,
       stages,
+      coresBusy,
       // When RabbitMQ's quorum-queue WAL rolled over, in seconds from the first measured answer (negative: warm-up).
       brokerWal: {
         maxBytes: wal.maxBytes,

@@ -144,6 +144,44 @@ describe('AmqpClient against a real RabbitMQ', () => {
     expect(await drain(QUEUES.deliveries)).toEqual(['slow']);
   });
 
+  it('consumer priority: the higher consumer takes every message while it has prefetch left, the lower one the rest', async () => {
+    // Two clients, as two dispatcher processes, on the (quorum) delivery queue.
+    const received: Record<'high' | 'low', string[]> = { high: [], low: [] };
+    let hold = false;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const consumer = (name: 'high' | 'low', priority: number) => {
+      const amqp = client();
+      return amqp.consume(
+        QUEUES.deliveries,
+        async (message) => {
+          received[name].push(message.content.toString());
+          if (hold) await held;
+          return 'ack';
+        },
+        { prefetch: 3, priority },
+      );
+    };
+    await consumer('low', 1);
+    await consumer('high', 500);
+    const publisher = client();
+
+    // Light load: one message at a time, each handled before the next; round-robin would split them.
+    for (let i = 0; i < 6; i += 1) {
+      await publisher.publish(EXCHANGES.deliveries, 'deliver', Buffer.from(`light-${i}`));
+      await waitFor(() => received.high.length + received.low.length === i + 1, { what: `message ${i}` });
+    }
+    expect(received).toEqual({ high: ['light-0', 'light-1', 'light-2', 'light-3', 'light-4', 'light-5'], low: [] });
+
+    // Heavy load: the higher consumer's prefetch is full, so the lower one gets the overflow.
+    hold = true;
+    for (let i = 0; i < 5; i += 1) await publisher.publish(EXCHANGES.deliveries, 'deliver', Buffer.from(`heavy-${i}`));
+    await waitFor(() => received.high.length === 9 && received.low.length === 2, { what: 'the overflow' });
+    release();
+    expect(received.high.filter((body) => body.startsWith('heavy-'))).toHaveLength(3);
+    expect(received.low.filter((body) => body.startsWith('heavy-'))).toHaveLength(2);
+  });
+
   it('a message in a retry queue dead-letters back to the delivery queue after its TTL', async () => {
     const amqp = client();
     await amqp.waitForConnect();

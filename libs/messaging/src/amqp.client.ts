@@ -14,6 +14,11 @@ export interface ConsumeOptions {
   exclusiveBindTo?: { exchange: string; routingKey?: string };
   /** Called each time the consumer is (re)established, e.g. to drop state that missed messages while down. */
   onReady?: () => void;
+  /**
+   * The consumer's priority (`x-priority`): RabbitMQ gives a queue's messages to its highest-priority consumer that has
+   * prefetch left, and to lower ones only while the higher ones are full. Consumers of equal priority share round-robin.
+   */
+  priority?: number;
 }
 
 export interface AmqpClientOptions {
@@ -179,7 +184,7 @@ export class AmqpClient {
             const work = this.handle(settler, message, handler);
             this.inFlight.add(work);
             void work.finally(() => this.inFlight.delete(work));
-          });
+          }, options.priority === undefined ? undefined : { priority: options.priority });
           tags.push(consumerTag);
         }
         this.consumerTags.set(wrapper, { channel, tags, settler });

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { BaseConfig, readBaseConfig, readRetryDelays } from '#platform';
 
 /** Development only: the same fixed key webhook-config uses in development. */
@@ -18,6 +19,11 @@ export class WebhookDispatcherConfig {
     readonly concurrency: number,
     /** Deliveries in flight per process for slow webhooks: the slow lane's prefetch, split over its shards. */
     readonly slowLaneConcurrency: number,
+    /**
+     * This process's priority as a consumer of the shared queues: the process with the highest priority gets the
+     * messages while it has prefetch left, the others what it cannot take (see docs/webhook-dispatcher.md).
+     */
+    readonly consumerPriority: number,
   ) {}
 
   /**
@@ -40,6 +46,8 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.int('DISPATCHER_CONCURRENCY', { default: 500, min: 1, max: 5_000 }),
     reader.int('DISPATCHER_SLOW_LANE_CONCURRENCY', { default: 2_000, min: 8, max: 50_000 }),
+    // Unset: a random one, so that of several processes one takes the load first.
+    reader.int('DISPATCHER_CONSUMER_PRIORITY', { default: randomInt(1, 1_001), min: 0, max: 1_000 }),
   );
   reader.done();
   return config;

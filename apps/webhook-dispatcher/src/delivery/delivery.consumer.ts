@@ -24,10 +24,12 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await this.amqp.consume(QUEUES.deliveries, (raw) => this.handle(raw, 'normal'), {
       prefetch: this.config.concurrency,
+      priority: this.config.consumerPriority,
     });
     // All shards on one channel, each consumer with its share of the slow lane's prefetch.
     await this.amqp.consume(SLOW_LANE_QUEUES, (raw) => this.handle(raw, 'slow'), {
       prefetch: Math.ceil(this.config.slowLaneConcurrency / SLOW_LANE_QUEUES.length),
+      priority: this.config.consumerPriority,
     });
   }
 

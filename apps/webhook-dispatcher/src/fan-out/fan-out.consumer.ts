@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AmqpClient, QUEUES, type PlatformEvent } from '#messaging';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { FanOutService } from './fan-out.service.js';
 
 /** Events in flight per process while fanning out. */
@@ -13,6 +14,7 @@ export class FanOutConsumer implements OnApplicationBootstrap {
   constructor(
     private readonly amqp: AmqpClient,
     private readonly fanOut: FanOutService,
+    private readonly config: WebhookDispatcherConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -29,7 +31,7 @@ export class FanOutConsumer implements OnApplicationBootstrap {
         await this.fanOut.fanOut(event);
         return 'ack';
       },
-      { prefetch: EVENT_PREFETCH },
+      { prefetch: EVENT_PREFETCH, priority: this.config.consumerPriority },
     );
   }
 }

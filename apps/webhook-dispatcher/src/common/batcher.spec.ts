@@ -30,6 +30,29 @@ describe('Batcher', () => {
     expect(most).toBe(2);
   });
 
+  it('without linger: a batch per event-loop turn, and what arrives while the batches are busy leaves together', async () => {
+    const batches: number[][] = [];
+    let finishFirst = () => {};
+    const batcher = new Batcher<number, number>({ maxBatch: 100, lingerMs: 0, concurrency: 1 }, async (items) => {
+      batches.push(items);
+      if (batches.length === 1) await new Promise<void>((resolve) => (finishFirst = resolve));
+      return items;
+    });
+    const first = [batcher.submit(1), batcher.submit(2)];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1, 2]]); // started at the end of the turn, not after a timer
+    // Submitted over several turns while the first batch runs: they wait, then go as one batch.
+    const later: Array<Promise<number>> = [];
+    for (const n of [3, 4, 5]) {
+      later.push(batcher.submit(n));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(batches).toHaveLength(1);
+    finishFirst();
+    expect(await Promise.all([...first, ...later])).toEqual([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([[1, 2], [3, 4, 5]]);
+  });
+
   it('rejects every item of a failed batch, and later batches still run', async () => {
     let fail = true;
     const batcher = new Batcher<string, string>({ maxBatch: 10, lingerMs: 1, concurrency: 1 }, async (items) => {

@@ -25,10 +25,11 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 500);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
-// Dispatcher processes (competing consumers) in the latency scenarios.
-const DISPATCHERS = Number(process.env.BENCH_DISPATCHERS ?? 1);
-if (!Number.isInteger(DISPATCHERS) || DISPATCHERS < 1) throw new Error('BENCH_DISPATCHERS must be a whole number ≥ 1');
 const CORES = availableParallelism();
+// Dispatcher processes (competing consumers) in the latency scenarios: by default one per core, the configuration
+// the per-core fan-out measures, so that one configuration is measured against every goal.
+const DISPATCHERS = Number(process.env.BENCH_DISPATCHERS ?? CORES);
+if (!Number.isInteger(DISPATCHERS) || DISPATCHERS < 1) throw new Error('BENCH_DISPATCHERS must be a whole number ≥ 1');
 
 if (process.env.BENCH_SKIP_BUILD !== '1') {
   const build = spawnSync('nx', ['run-many', '-t', 'build', '--output-style=static'], { stdio: 'inherit' });

@@ -76,7 +76,13 @@ export function dispatchChart(results) {
     const windows = Math.max(...series.map(([, r]) => r.p99By5s.length));
     const y = (v) => y0 - (Math.min(v, max) / max) * h;
     const x = (i) => x0 + (windows === 1 ? 0 : (i / (windows - 1)) * w);
-    text(x0 - 40, 30, 'Latency p99 per 5 s window, ms (API answer → arrival)', 'font-weight="bold"');
+    const processes = series[0][1].dispatcherProcesses ?? 1;
+    text(
+      x0 - 40,
+      30,
+      `Latency p99 per 5 s window, ms (API answer → arrival; dispatcher ×${processes})`,
+      'font-weight="bold"',
+    );
     const step = max > 400 ? 100 : 50;
     for (let v = 0; v <= max; v += step) {
       line(x0, y(v), x0 + w, y(v), 'stroke="#e5e7eb"');

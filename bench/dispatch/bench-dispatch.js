@@ -6,7 +6,7 @@
 //    to the same receiver at the same concurrency. Then the fan-out again with one dispatcher process per core
 //    (competing consumers: a Node process runs its JavaScript on one thread, and the dispatcher scales out by
 //    processes; BENCH_SKIP_PER_CORE=1 skips it), its ratio taken to the same loop.
-// 2. latency (when transaction-api is built; BENCH_DISPATCHERS dispatcher processes, default 1): RATE status changes/s for WARMUP_SECONDS s (reported apart: a
+// 2. latency (when transaction-api is built; BENCH_DISPATCHERS dispatcher processes, default one per core): RATE status changes/s for WARMUP_SECONDS s (reported apart: a
 //    freshly started dispatcher and API), then SECONDS s measured, through the platform API;
 //    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
 //    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).

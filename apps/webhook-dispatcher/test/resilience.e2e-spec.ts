@@ -20,11 +20,16 @@ const EVENTS = 1_000;
 const WEBHOOKS = 10;
 
 /** A dispatcher as its own OS process (built output), so it can be killed for real. */
-function spawnDispatcher(name: string): ChildProcess {
+/** `priority`: the process with the higher one takes the work first (DISPATCHER_CONSUMER_PRIORITY). */
+function spawnDispatcher(name: string, priority = 500): ChildProcess {
   if (!existsSync(MAIN))
     throw new Error(`${MAIN} is missing: the test target builds it first (nx run webhook-dispatcher:build)`);
   const child = spawn(process.execPath, [MAIN], {
-    env: dispatcherEnv({ WEBHOOK_DISPATCHER_PORT: '0', LOG_LEVEL: 'warn' }),
+    env: dispatcherEnv({
+      WEBHOOK_DISPATCHER_PORT: '0',
+      LOG_LEVEL: 'warn',
+      DISPATCHER_CONSUMER_PRIORITY: String(priority),
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Warnings (reconnects, database waits) go to stdout, errors to stderr: keep both, to explain a failure.
@@ -90,8 +95,9 @@ describe('at-least-once under failure (separate dispatcher processes, 10,000 del
 
   it('a dispatcher killed with SIGKILL mid-stream loses nothing: its unacked work is redelivered to the survivor', async () => {
     const { events, received, webhookIds } = await scenario('sigkill');
-    const victim = spawnDispatcher('victim');
-    const survivor = spawnDispatcher('survivor');
+    // The victim takes the work first, so the kill catches it with deliveries in flight.
+    const victim = spawnDispatcher('victim', 900);
+    const survivor = spawnDispatcher('survivor', 100);
     try {
       await publishEvents(amqp, events);
       await waitFor(() => received().length >= 2_000, { timeoutMs: 60_000, what: '2,000 deliveries before the kill' });

@@ -173,18 +173,22 @@ export class AmqpClient {
         );
         const tags: string[] = [];
         for (const name of names) {
-          const { consumerTag } = await channel.consume(name, (message) => {
-            if (!message) {
-              // The broker cancelled this consumer (its queue was deleted, or it timed out): set up again.
-              this.logger.warn(`RabbitMQ cancelled the consumer of ${name}; reconnecting`);
-              this.reconnectSoon();
-              return;
-            }
-            settler.received(message);
-            const work = this.handle(settler, message, handler);
-            this.inFlight.add(work);
-            void work.finally(() => this.inFlight.delete(work));
-          }, options.priority === undefined ? undefined : { priority: options.priority });
+          const { consumerTag } = await channel.consume(
+            name,
+            (message) => {
+              if (!message) {
+                // The broker cancelled this consumer (its queue was deleted, or it timed out): set up again.
+                this.logger.warn(`RabbitMQ cancelled the consumer of ${name}; reconnecting`);
+                this.reconnectSoon();
+                return;
+              }
+              settler.received(message);
+              const work = this.handle(settler, message, handler);
+              this.inFlight.add(work);
+              void work.finally(() => this.inFlight.delete(work));
+            },
+            { priority: options.priority },
+          );
           tags.push(consumerTag);
         }
         this.consumerTags.set(wrapper, { channel, tags, settler });

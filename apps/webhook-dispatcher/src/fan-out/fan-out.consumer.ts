@@ -18,6 +18,8 @@ export class FanOutConsumer implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Random unless configured: operators see which process takes the load first.
+    this.logger.log(`consuming with priority ${this.config.consumerPriority}`);
     await this.amqp.consume(
       QUEUES.dispatcherEvents,
       async (message) => {

@@ -119,17 +119,19 @@ export async function latencyScenario(ctx) {
     const elapsed = (performance.now() - cpuFrom) / 1000;
     cpu.loadGenerator = (benchCpu.user + benchCpu.system) / 1e6;
     const coresBusy = Object.fromEntries(Object.entries(cpu).map(([group, s]) => [group, round(s / elapsed, 2)]));
-    if (process.env.BENCH_METRICS === '1') {
-      const metrics = await (await fetch('http://127.0.0.1:3902/metrics')).text();
+    // Every dispatcher's metrics: with consumer priorities one of them may have done all the work.
+    for (const port of process.env.BENCH_METRICS === '1' ? dispatcherPorts : []) {
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       console.log(
-        metrics
-          .split('\n')
-          .filter((l) =>
-            /^webhook_(deliveries_total|delivery_decisions|deliveries_in_flight|queue_messages|delivery_duration_seconds_bucket|event_to_delivery_seconds_bucket)/.test(
-              l,
-            ),
-          )
-          .join('\n'),
+        `dispatcher :${port}\n` +
+          metrics
+            .split('\n')
+            .filter((l) =>
+              /^webhook_(deliveries_total|delivery_decisions|deliveries_in_flight|queue_messages|delivery_duration_seconds_bucket|event_to_delivery_seconds_bucket)/.test(
+                l,
+              ),
+            )
+            .join('\n'),
       );
     }
     const achievedRate = round(total / ((performance.now() - started) / 1000), 0);

@@ -27,26 +27,22 @@ export class WebhookSecretRepository {
   /**
    * Rotation, in one transaction under a lock of the webhook row (two rotations at once cannot both keep a
    * current secret): the current secret expires after `graceMs`, secrets already expired are deleted, and
-   * `next` becomes current. Returns the expiry given to the old secret (the reveal reports it from then on).
+   * `next` becomes current. The old secret's expiry is then what `previousExpiry` (the reveal) reports.
    */
   async rotate(
     webhookId: string,
     next: Pick<WebhookSecretEntity, 'id' | 'ciphertext'>,
     graceMs: number,
-  ): Promise<Date> {
-    return this.dataSource.transaction(async (manager) => {
+  ): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
       await manager.query(`SELECT id FROM webhook WHERE id = $1 FOR UPDATE`, [webhookId]);
       await manager.query(`DELETE FROM webhook_secret WHERE webhook_id = $1 AND expires_at <= now()`, [webhookId]);
-      const [{ expires_at: expiresAt }] = await manager.query<Array<{ expires_at: Date }>>(
-        `SELECT now() + make_interval(secs => $1) AS expires_at`,
-        [graceMs / 1000],
+      await manager.query(
+        `UPDATE webhook_secret SET expires_at = now() + make_interval(secs => $2)
+          WHERE webhook_id = $1 AND expires_at IS NULL`,
+        [webhookId, graceMs / 1000],
       );
-      await manager.query(`UPDATE webhook_secret SET expires_at = $2 WHERE webhook_id = $1 AND expires_at IS NULL`, [
-        webhookId,
-        expiresAt,
-      ]);
       await manager.insert(WebhookSecretEntity, { ...next, webhookId, expiresAt: null });
-      return expiresAt;
     });
   }
 }

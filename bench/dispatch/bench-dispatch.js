@@ -14,7 +14,7 @@
 // from this machine's RabbitMQ installation; BENCH_BROKER=system runs against the machine's broker as configured.
 // Results: printed, and written to bench/results/dispatch.json and, as a chart, dispatch.svg. Everything runs on 127.0.0.1 and stops by itself.
 import { fork, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
@@ -104,7 +104,7 @@ function transactionEvent(merchantId, integrationId, i) {
   const uuid = randomUUID();
   const now = new Date().toISOString();
   return {
-    id: randomUUID(),
+    id: randomUUIDv7(), // as transaction-api's outbox makes them
     type: 'transaction.created',
     category: 'transaction',
     merchantId,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rabbitmqctl, waitFor } from '#testing';
+import { UUID_V7, rabbitmqctl, waitFor } from '#testing';
 import { sql } from './db.js';
 import { EventTap } from './event-tap.js';
 import { TransactionApiHarness, transactionBody } from './harness.js';
@@ -40,7 +40,7 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
     expect(event.routingKey).toBe('transaction.created');
     expect(event.messageId).toBe(event.event.id);
     expect(event.event).toEqual({
-      id: expect.any(String),
+      id: expect.stringMatching(UUID_V7),
       type: 'transaction.created',
       category: 'transaction',
       merchantId: merchant.merchantId,

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { signLegacyHex } from '#domain';
 import { QUEUES, publishWebhookChanged, type AmqpClient } from '#messaging';
-import { testEnv, waitFor } from '#testing';
+import { UUID_V7, testEnv, waitFor } from '#testing';
 import {
   Receiver,
   closeDb,
@@ -86,6 +86,11 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     expect(ids.size).toBe(1);
     expect(new Set(receiver.to('/flaky').map((r) => r.body)).size).toBe(1);
     expect(await deliveryOf(hook.id)).toEqual({ state: 'succeeded', attempts: 4 });
+    // Time-ordered ids (version 7): the log's indexes grow at their right edge instead of at random pages.
+    expect([...ids][0]).toMatch(UUID_V7);
+    expect(logs.map((l) => l.delivery_id)).toEqual(Array(4).fill([...ids][0]));
+    expect(logs.map((l) => l.id).every((id) => UUID_V7.test(id))).toBe(true);
+    expect(logs.map((l) => l.id)).toEqual(logs.map((l) => l.id).sort());
   });
 
   it('retry on, always failing: exactly 11 attempts, then parked and shown as failed', async () => {

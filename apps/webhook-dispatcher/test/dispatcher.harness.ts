@@ -109,6 +109,8 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
 }
 
 export interface LogRow {
+  id: string;
+  delivery_id: string;
   attempt: number;
   status: number;
   error: string | null;
@@ -122,7 +124,8 @@ export interface LogRow {
 
 export async function logsOf(webhookId: string): Promise<LogRow[]> {
   const { rows } = await db().query<LogRow>(
-    `SELECT attempt, status, error, event_type, event_id, request, next_attempt_at, response_excerpt, duration_ms
+    `SELECT id, delivery_id, attempt, status, error, event_type, event_id, request, next_attempt_at, response_excerpt,
+            duration_ms
        FROM webhook_log WHERE webhook_id = $1 ORDER BY attempt, created_at`,
     [webhookId],
   );

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import type { EventCategory, PlatformEvent } from '#messaging';
 
 /** The event types transaction-api publishes on `payments.events` (the routing key is the type). */
@@ -25,7 +25,7 @@ export function platformEvent(input: {
   data: object;
 }): PlatformEvent {
   return {
-    id: randomUUID(),
+    id: randomUUIDv7(),
     type: input.type,
     category: input.type.slice(0, input.type.indexOf('.')) as EventCategory,
     merchantId: input.merchantId,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { LATEST_API_VERSION, renderTransaction, resolveThreeDSecure, type PublicTransaction } from '#domain';
 import { ProblemException } from '#platform';
 import { idTaken } from '../common/idempotency.js';
@@ -74,7 +74,7 @@ export class TransactionService {
 
     const inserted = await this.transactions.insertWithEvent(
       { ...row, fingerprint },
-      randomUUID(),
+      randomUUIDv7(),
       this.outbox.mustNotify,
     );
     if (inserted) {
@@ -97,7 +97,7 @@ export class TransactionService {
         input.status,
         from,
         new Date(),
-        randomUUID(),
+        randomUUIDv7(),
         this.outbox.mustNotify,
       );
       if (!outcome) throw new ProblemException(404, 'No transaction has this uuid.');

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import {
   encodePayload,
   renderWebhookPayload,
@@ -36,12 +36,12 @@ export class WebhookDeliveryService {
     const subject = sampleSubject(webhook.events, webhook.integrationId);
     const tree = renderWebhookPayload(webhook.version as WebhookVersion, subject) as PayloadObject;
     const { body } = encodePayload(webhook.contentType as WebhookContentType, tree);
-    const deliveryId = randomUUID();
+    const deliveryId = randomUUIDv7();
     await this.deliveries.insert({
       id: deliveryId,
       webhookId,
       merchantId,
-      eventId: randomUUID(),
+      eventId: randomUUIDv7(),
       eventType: subject.type,
       subject: logSubjectOf(subject),
       url: webhook.url,

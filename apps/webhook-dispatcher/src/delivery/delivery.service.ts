@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import { buildWebhookHeaders, type WebhookContentType } from '#domain';
 import {
   AmqpClient,
@@ -243,7 +243,7 @@ export class DeliveryService {
     }
 
     await this.log.write({
-      id: randomUUID(),
+      id: randomUUIDv7(),
       deliveryId: message.deliveryId,
       webhookId: webhook.id,
       attempt,

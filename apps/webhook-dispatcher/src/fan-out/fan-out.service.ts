@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import {
   encodePayload,
   renderWebhookPayload,
@@ -69,7 +69,7 @@ export class FanOutService {
     };
 
     const planned: NewDelivery[] = webhooks.map((webhook) => ({
-      id: randomUUID(),
+      id: randomUUIDv7(),
       webhookId: webhook.id,
       merchantId: event.merchantId,
       eventId: event.id,

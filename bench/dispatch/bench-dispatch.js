@@ -179,6 +179,11 @@ async function measureFanOut(processes) {
   const named = new Map([[receiver.pid, 'receiver'], ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
   const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
   const benchCpu = process.cpuUsage(benchCpuBefore);
+  for (let i = 0; process.env.BENCH_METRICS === '1' && i < processes; i++) {
+    const metrics = await (await fetch(`http://127.0.0.1:${3902 + 10 * i}/metrics`)).text();
+    const lines = metrics.split('\n').filter((l) => /^webhook_(deliveries_total|delivery_decisions)/.test(l));
+    console.log(`dispatcher :${3902 + 10 * i}\n${lines.join('\n')}`);
+  }
   cpu.benchmark = (benchCpu.user + benchCpu.system) / 1e6;
   await Promise.all(dispatchers.map(stopChild));
   const logged = (await db.query('SELECT count(*)::int AS n FROM webhook_log')).rows[0].n - logsBefore;

@@ -1,5 +1,5 @@
 # One image for the three apps (and the migration job); the command picks the app.
-#   docker build -t payments-platform .
+#   docker build --pull -t payments-platform .   (--pull: the latest Node 24; the apps need 24.16 or later)
 #   docker run payments-platform node dist/apps/webhook-dispatcher/src/main.js
 FROM node:24-bookworm-slim AS build
 WORKDIR /app

@@ -256,7 +256,7 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
   const main = await measureFanOut(1);
   const bare = await measureBareLoop(main.events, main.hooks);
   const perCore = CORES > 1 && process.env.BENCH_SKIP_PER_CORE !== '1' ? (await measureFanOut(CORES)).run : undefined;
-  const ratio = (run) => round(run.dispatcherDeliveriesPerSecond / bare.perSecond, 2);
+  const ratio = (run) => round(run.dispatcherDeliveriesPerSecond / bare.perSecond, 3);
   results.fanOut = {
     events: EVENTS,
     webhooks: WEBHOOKS,

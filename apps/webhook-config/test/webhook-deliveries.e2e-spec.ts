@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { isUUID } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { ATTEMPT_HEADER, EXCHANGES, ROUTING_KEYS } from '#messaging';
-import { UUID_V7, waitFor } from '#testing';
+import { waitFor } from '#testing';
 import { AmqpTap } from './support/amqp-tap.js';
 import { type Client, newMerchantSession, type RunningApp, startApp } from './support/harness.js';
 import { seedDelivery } from './support/log-seed.js';
@@ -54,7 +55,7 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     const answer = await client.post(`/api/webhooks/${created.body.id}/test`);
     expect(answer.status).toBe(202);
     const { deliveryId } = answer.body;
-    expect(deliveryId).toMatch(UUID_V7); // time-ordered, like the deliveries the dispatcher records
+    expect(isUUID(deliveryId, 7)).toBe(true); // time-ordered, like the deliveries the dispatcher records
 
     const message = await messageFor(deliveryId);
     expect(message.body).toEqual({ deliveryId, manual: true });

@@ -19,8 +19,10 @@ const MAIN = 'dist/apps/webhook-dispatcher/src/main.js';
 const EVENTS = 1_000;
 const WEBHOOKS = 10;
 
-/** A dispatcher as its own OS process (built output), so it can be killed for real. */
-/** `priority`: the process with the higher one takes the work first (DISPATCHER_CONSUMER_PRIORITY). */
+/**
+ * A dispatcher as its own OS process (built output), so it can be killed for real. `priority`: the process with the
+ * higher one takes the work first (DISPATCHER_CONSUMER_PRIORITY).
+ */
 function spawnDispatcher(name: string, priority = 500): ChildProcess {
   if (!existsSync(MAIN))
     throw new Error(`${MAIN} is missing: the test target builds it first (nx run webhook-dispatcher:build)`);

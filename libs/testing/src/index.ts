@@ -2,4 +2,3 @@ export * from './infrastructure.js';
 export * from './test-env.js';
 export * from './http-app.harness.js';
 export * from './health.suite.js';
-export * from './uuid.js';

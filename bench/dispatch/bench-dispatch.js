@@ -36,7 +36,7 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } =
+const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, printMetrics, percentile, round } =
   await import('../lib/infra.js');
 const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } =
   await import('../../dist/libs/domain/src/index.js');
@@ -179,11 +179,10 @@ async function measureFanOut(processes) {
   const named = new Map([[receiver.pid, 'receiver'], ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
   const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
   const benchCpu = process.cpuUsage(benchCpuBefore);
-  for (let i = 0; process.env.BENCH_METRICS === '1' && i < processes; i++) {
-    const metrics = await (await fetch(`http://127.0.0.1:${3902 + 10 * i}/metrics`)).text();
-    const lines = metrics.split('\n').filter((l) => /^webhook_(deliveries_total|delivery_decisions)/.test(l));
-    console.log(`dispatcher :${3902 + 10 * i}\n${lines.join('\n')}`);
-  }
+  await printMetrics(
+    dispatchers.map((_, i) => 3902 + 10 * i),
+    ['webhook_deliveries_total', 'webhook_delivery_decisions'],
+  );
   cpu.benchmark = (benchCpu.user + benchCpu.system) / 1e6;
   await Promise.all(dispatchers.map(stopChild));
   const logged = (await db.query('SELECT count(*)::int AS n FROM webhook_log')).rows[0].n - logsBefore;
@@ -286,6 +285,7 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     startApp,
     waitReady,
     stopChild,
+    printMetrics,
     percentile,
     round,
     dispatcherEnv,

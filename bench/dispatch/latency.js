@@ -14,6 +14,7 @@ export async function latencyScenario(ctx) {
     startApp,
     waitReady,
     stopChild,
+    printMetrics,
     percentile,
     round,
     dispatcherEnv,
@@ -120,20 +121,14 @@ export async function latencyScenario(ctx) {
     cpu.loadGenerator = (benchCpu.user + benchCpu.system) / 1e6;
     const coresBusy = Object.fromEntries(Object.entries(cpu).map(([group, s]) => [group, round(s / elapsed, 2)]));
     // Every dispatcher's metrics: with consumer priorities one of them may have done all the work.
-    for (const port of process.env.BENCH_METRICS === '1' ? dispatcherPorts : []) {
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      console.log(
-        `dispatcher :${port}\n` +
-          metrics
-            .split('\n')
-            .filter((l) =>
-              /^webhook_(deliveries_total|delivery_decisions|deliveries_in_flight|queue_messages|delivery_duration_seconds_bucket|event_to_delivery_seconds_bucket)/.test(
-                l,
-              ),
-            )
-            .join('\n'),
-      );
-    }
+    await printMetrics(dispatcherPorts, [
+      'webhook_deliveries_total',
+      'webhook_delivery_decisions',
+      'webhook_deliveries_in_flight',
+      'webhook_queue_messages',
+      'webhook_delivery_duration_seconds_bucket',
+      'webhook_event_to_delivery_seconds_bucket',
+    ]);
     const achievedRate = round(total / ((performance.now() - started) / 1000), 0);
     const measuredFrom = new Set(uuids.slice(warmUp));
     await new Promise((resolve) => setTimeout(resolve, 5_000));

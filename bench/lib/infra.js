@@ -195,6 +195,21 @@ export function startApp(app, env) {
   return child;
 }
 
+/** BENCH_METRICS=1: prints the metrics of each app on `ports` whose names start with one of `names`. */
+export async function printMetrics(ports, names) {
+  if (process.env.BENCH_METRICS !== '1') return;
+  const wanted = new RegExp(`^(${names.join('|')})`);
+  for (const port of ports) {
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    console.log(
+      `dispatcher :${port}\n${metrics
+        .split('\n')
+        .filter((line) => wanted.test(line))
+        .join('\n')}`,
+    );
+  }
+}
+
 export async function waitReady(url, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.nx/**', 'apps/webhook-config/ui/dist/**'] },
@@ -8,11 +9,13 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   prettier,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    // Everything here runs on Node (apps, libs, bench/, scripts/), except the merchant backend's browser UI below.
+    languageOptions: { globals: globals.node },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
       'no-console': 'off',
     },
   },
+  { files: ['apps/webhook-config/ui/**/*.js'], languageOptions: { globals: globals.browser } },
 );

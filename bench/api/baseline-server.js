@@ -1,4 +1,3 @@
-/* global Buffer */
 // The bare baseline of the API benchmark: node:http + pg, no framework, running the same indexed queries as
 // transaction-api's merchant read API for one fixed merchant (no auth, no validation beyond the minimum).
 // Also the same write statements (a transaction, or a status change, together with its outbox event, in one

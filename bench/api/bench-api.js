@@ -1,4 +1,3 @@
-/* global Buffer, setTimeout, clearTimeout, fetch, performance */
 // `npm run bench:api` — transaction-api throughput and latency against a bare node:http + pg baseline.
 //
 //  1. builds transaction-api (tsc) and creates a dedicated database `payments_bench_api` (BENCH_DATABASE_URL),

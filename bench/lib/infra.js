@@ -129,6 +129,7 @@ async function startNode() {
     stop();
     throw new Error(
       `the benchmark's RabbitMQ node did not start (${error.message}); its log ended:\n${logs.join('\n')}`,
+      { cause: error },
     );
   }
   return {

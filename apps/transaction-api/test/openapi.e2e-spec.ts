@@ -159,8 +159,7 @@ describe('OpenAPI (e2e over HTTP)', () => {
     }
 
     // Closed shapes: a 1.17 object matches the 1.17 schema only, and a key no version has matches none.
-    const one = (await api.merchant<Record<string, unknown>>(apiKey, `/v1.17/transactions/${created.body.uuid}`))
-      .body;
+    const one = (await api.merchant<Record<string, unknown>>(apiKey, `/v1.17/transactions/${created.body.uuid}`)).body;
     const validate = schemaOf('/v{version}/transactions/{uuid}', 'get', 200);
     expect(validate({ ...one, surprise: 1 })).toBe(false);
     const { '3dsecure': _threeDSecure, ...older } = one;

@@ -1,4 +1,3 @@
-/* global fetch, URLSearchParams */
 /**
  * The backend's REST API (/api). Sends the session cookie (same origin) and, on every mutating request, the
  * X-CSRF-Token the server gave at sign-in. Errors are RFC 9457 problems, thrown as ApiError.

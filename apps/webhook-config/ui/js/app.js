@@ -1,4 +1,3 @@
-/* global document, window, location */
 import { api, ApiError, session } from './api.js';
 import { $, h, render, toast } from './dom.js';
 import { signInView } from './views/sign-in.js';

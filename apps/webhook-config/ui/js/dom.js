@@ -1,4 +1,3 @@
-/* global document, setTimeout, clearTimeout, Node */
 /**
  * Tiny DOM helpers. Text is always set as text (never HTML), so nothing a server or user typed can run as code.
  */

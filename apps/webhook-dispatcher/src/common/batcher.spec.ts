@@ -50,7 +50,10 @@ describe('Batcher', () => {
     expect(batches).toHaveLength(1);
     finishFirst();
     expect(await Promise.all([...first, ...later])).toEqual([1, 2, 3, 4, 5]);
-    expect(batches).toEqual([[1, 2], [3, 4, 5]]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
   });
 
   it('rejects every item of a failed batch, and later batches still run', async () => {

@@ -1,4 +1,3 @@
-/* global document, setTimeout */
 import { api } from '../api.js';
 import { h, render, toast } from '../dom.js';
 import { formatDateTime, formatDuration, statusBadge } from '../format.js';

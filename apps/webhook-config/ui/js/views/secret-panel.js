@@ -1,4 +1,3 @@
-/* global navigator, document */
 import { api } from '../api.js';
 import { confirmAction, h, render, toast } from '../dom.js';
 import { formatDateTime } from '../format.js';

@@ -1,4 +1,3 @@
-/* global document */
 import { api, ApiError, session } from '../api.js';
 import { focusHeading, h, render } from '../dom.js';
 

@@ -1,4 +1,3 @@
-/* global document */
 import { api } from '../api.js';
 import { confirmAction, focusHeading, h, render, toast } from '../dom.js';
 import { CONTENT_TYPE_LABELS, eventList, formatDateTime, retrySchedule, versionLabel } from '../format.js';

@@ -1,4 +1,3 @@
-/* global document, location */
 import { api, ApiError } from '../api.js';
 import { focusHeading, h, render, toast } from '../dom.js';
 import { CONTENT_TYPE_LABELS, EVENT_LABELS, retrySchedule, versionLabel } from '../format.js';

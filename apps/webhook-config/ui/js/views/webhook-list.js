@@ -1,4 +1,3 @@
-/* global document */
 import { api } from '../api.js';
 import { focusHeading, h, render } from '../dom.js';
 import { CONTENT_TYPE_LABELS, eventList, versionLabel } from '../format.js';

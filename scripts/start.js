@@ -1,9 +1,13 @@
-// `npm start`: builds, creates and migrates the database, starts the three apps as separate processes with
-// labelled output, waits until each is ready, seeds the demo merchant once and prints what to use.
+// `npm start`: checks that PostgreSQL and RabbitMQ answer (else says how to start them and stops), builds, creates
+// and migrates the database, starts the three apps as separate processes with labelled output, waits until each
+// is ready, seeds the demo merchant once and prints what to use.
 // Runs on the Node 24 that `npm run` puts first on PATH. Ctrl-C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { APP_NODE_FLAGS } from './node-flags.js';
 import { seedDemo } from './seed-demo.js';
+import { onPath } from './system-tools.js';
 
 const env = { ...process.env, NODE_ENV: process.env.NODE_ENV || 'development', FORCE_COLOR: '1' };
 const ports = {
@@ -21,6 +25,70 @@ function step(label, command, args) {
     say('start', `${label} failed (exit ${result.status}); see the output above.`);
     process.exit(result.status ?? 1);
   }
+}
+
+const LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
+const pgVersions = existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql') : [];
+const amqpUrl = env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
+const services = [
+  {
+    name: 'PostgreSQL',
+    variable: 'DATABASE_URL',
+    url: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/payments',
+    defaultPort: 5432,
+    here:
+      pgVersions.length > 0 &&
+      `pg_ctlcluster --skip-systemctl-redirect ${pgVersions.length === 1 ? pgVersions[0] : '<version>'} main start`,
+    docker: (port) => `docker run -d -p ${port}:5432 -e POSTGRES_HOST_AUTH_METHOD=trust postgres:16-alpine`,
+  },
+  {
+    name: 'RabbitMQ',
+    variable: 'AMQP_URL',
+    url: amqpUrl,
+    defaultPort: amqpUrl.startsWith('amqps:') ? 5671 : 5672,
+    here: onPath('rabbitmq-server') && 'rabbitmq-server -detached',
+    docker: (port) => `docker run -d -p ${port}:5672 rabbitmq:3.13-alpine`,
+  },
+];
+
+/** Whether a TCP connection to the service's host and port opens within 2 s. */
+function answers({ hostname, port }) {
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(2_000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+const down = [];
+await Promise.all(
+  services.map(async (service) => {
+    const parsed = URL.parse(service.url);
+    if (!parsed?.hostname) return; // not host:port (a socket path, or invalid): the apps' own checks report it
+    const address = { hostname: parsed.hostname, port: parsed.port || service.defaultPort };
+    if (!(await answers(address))) down.push({ ...service, ...address });
+  }),
+);
+for (const service of down.sort((a, b) => a.name.localeCompare(b.name))) {
+  say(
+    'start',
+    `${service.name} does not answer at ${service.hostname}:${service.port} (${service.variable}). Start it:`,
+  );
+  if (LOCAL.has(service.hostname)) {
+    if (service.here) say('start', `  on this machine:  ${service.here}`);
+    say('start', `  or with Docker:   ${service.docker(service.port)}`);
+  } else {
+    say('start', `  on ${service.hostname}, or set ${service.variable} to a server that runs`);
+  }
+}
+if (down.length > 0) {
+  say('start', 'then run npm start again.');
+  process.exit(1);
 }
 
 step('building', 'nx', ['run-many', '-t', 'build', '--output-style=static']);

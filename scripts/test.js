@@ -1,14 +1,32 @@
-// `npm test`: typechecks and tests every project through nx (one project at a time: the suites share this
-// machine's PostgreSQL and RabbitMQ), then prints one closing line with the totals over all projects.
+// `npm test`: installs the system tools the suites run when they are missing (scripts/system-tools.js), runs lint
+// and the format check, then typechecks and tests every project through nx (one project at a time: the suites
+// share this machine's PostgreSQL and RabbitMQ), then prints one closing line with the totals over all projects.
+// A failed lint or format check, or a typecheck/suite failing with no failed test, counts as one failed test and
+// is named on the line before the totals.
 import { spawn } from 'node:child_process';
+import { provideSystemTools } from './system-tools.js';
+
+try {
+  provideSystemTools();
+} catch (error) {
+  console.error(error.message);
+  process.exit(1);
+}
+
+const env = { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' };
+const exited = (child) => new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+
+const failedChecks = [];
+for (const script of ['lint', 'format:check']) {
+  if ((await exited(spawn('npm', ['run', '--silent', script], { stdio: 'inherit', env }))) !== 0) {
+    failedChecks.push(`npm run ${script}`);
+  }
+}
 
 const args = ['run-many', '-t', 'typecheck', 'test', '--output-style=stream', ...process.argv.slice(2)];
-const child = spawn('nx', args, {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' },
-});
+const child = spawn('nx', args, { stdio: ['ignore', 'pipe', 'inherit'], env });
 
-const totals = { passed: 0, failed: 0, skipped: 0 };
+const totals = { passed: 0, failed: failedChecks.length, skipped: 0 };
 let pending = '';
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
@@ -25,8 +43,16 @@ child.stdout.on('data', (chunk) => {
   }
 });
 
-child.on('exit', (code) => {
-  const skipped = totals.skipped ? `, ${totals.skipped} skipped` : '';
-  console.log(`\n${totals.passed} passed, ${totals.failed} failed${skipped}`);
-  process.exit(code ?? 1);
-});
+const code = await exited(child);
+// A typecheck or a suite that fails before any test runs exits non-zero without a failed test to count.
+if (code !== 0 && totals.failed === failedChecks.length) {
+  failedChecks.push('nx typecheck/test');
+  totals.failed += 1;
+}
+const skipped = totals.skipped ? `, ${totals.skipped} skipped` : '';
+const closing = [
+  ...failedChecks.map((check) => `${check} failed (counted as 1 failed)`),
+  `${totals.passed} passed, ${totals.failed} failed${skipped}`,
+];
+console.log(`\n${closing.join('\n')}`);
+process.exit(code || (failedChecks.length > 0 ? 1 : 0));

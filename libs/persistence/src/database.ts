@@ -2,7 +2,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source.options.js';
 
-/** CONTRACT §1 default. */
+/** DATABASE_URL when unset: the local PostgreSQL's `payments` database. */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/payments';
 /** The schemes a DATABASE_URL may have (the apps' configuration and the migrate CLI check the same). */
 export const DATABASE_URL_PROTOCOLS: readonly string[] = ['postgres:', 'postgresql:'];
@@ -53,9 +53,16 @@ export async function dropDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * The migrator's session: the URL's login (the database owner), searching schema public only, where the migrations
+ * table is and where every migration before AppSchemasAndRoles found its tables; later ones name their schemas.
+ */
+const migratorOptions = (url: string) =>
+  dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate', schema: 'public' });
+
 /** Applies every pending migration; returns the names applied. Safe to run from several processes. */
 export async function migrate(url: string): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate' }));
+  const dataSource = new DataSource(migratorOptions(url));
   await dataSource.initialize();
   try {
     // An advisory lock serialises concurrent migrators (e.g. several containers starting at once). They poll for it
@@ -74,7 +81,7 @@ export async function migrate(url: string): Promise<string[]> {
 
 /** Reverts the last `steps` migrations (fewer if fewer are applied); returns the names reverted, latest first. */
 export async function revert(url: string, steps = 1): Promise<string[]> {
-  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate' }));
+  const dataSource = new DataSource(migratorOptions(url));
   await dataSource.initialize();
   const reverted: string[] = [];
   try {

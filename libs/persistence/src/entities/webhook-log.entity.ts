@@ -1,6 +1,6 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { ViewColumn, ViewEntity } from 'typeorm';
 
-/** The `request` of a log entry (CONTRACT §5). */
+/** The `request` of a webhook log entry: what was sent where, and which subject it was about. */
 export interface WebhookLogRequest {
   url: string;
   contentType: string;
@@ -10,20 +10,24 @@ export interface WebhookLogRequest {
   uuid: string;
 }
 
-/** One delivery attempt. `status` is the HTTP status, 0 when no complete response arrived in time. */
-@Entity('webhook_log')
+/**
+ * One delivery attempt, as webhook-config reads it: through the dispatcher's view of its log (the table
+ * delivery.webhook_log is the dispatcher's, which writes it in SQL). `status` is the HTTP status, 0 when no complete
+ * response arrived in time.
+ */
+@ViewEntity({ schema: 'delivery', name: 'webhook_log_for_webhook_config', synchronize: false })
 export class WebhookLogEntity {
-  @PrimaryColumn('uuid') id!: string;
-  @Column('uuid', { name: 'delivery_id' }) deliveryId!: string;
-  @Column('uuid', { name: 'webhook_id' }) webhookId!: string;
-  @Column('integer') attempt!: number;
-  @Column('text', { name: 'event_type' }) eventType!: string;
-  @Column('uuid', { name: 'event_id' }) eventId!: string;
-  @Column('jsonb') request!: WebhookLogRequest;
-  @Column('integer') status!: number;
-  @Column('integer', { name: 'duration_ms' }) durationMs!: number;
-  @Column('text', { nullable: true }) error!: string | null;
-  @Column('text', { name: 'response_excerpt', nullable: true }) responseExcerpt!: string | null;
-  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
-  @Column('timestamptz', { name: 'next_attempt_at', nullable: true }) nextAttemptAt!: Date | null;
+  @ViewColumn() id!: string;
+  @ViewColumn({ name: 'delivery_id' }) deliveryId!: string;
+  @ViewColumn({ name: 'webhook_id' }) webhookId!: string;
+  @ViewColumn() attempt!: number;
+  @ViewColumn({ name: 'event_type' }) eventType!: string;
+  @ViewColumn({ name: 'event_id' }) eventId!: string;
+  @ViewColumn() request!: WebhookLogRequest;
+  @ViewColumn() status!: number;
+  @ViewColumn({ name: 'duration_ms' }) durationMs!: number;
+  @ViewColumn() error!: string | null;
+  @ViewColumn({ name: 'response_excerpt' }) responseExcerpt!: string | null;
+  @ViewColumn({ name: 'created_at' }) createdAt!: Date;
+  @ViewColumn({ name: 'next_attempt_at' }) nextAttemptAt!: Date | null;
 }

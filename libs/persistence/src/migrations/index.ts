@@ -7,8 +7,14 @@ import { WebhookDeliveryWebhookIndex1763800600000 } from './1763800600000-webhoo
 import { OutboxEventIdKey1763800700000 } from './1763800700000-outbox-event-id-key.js';
 import { WebhookLogManual1763800800000 } from './1763800800000-webhook-log-manual.js';
 import { WebhookDeliveryManualAttempts1763800900000 } from './1763800900000-webhook-delivery-manual-attempts.js';
+import { TransactionUpdatedPageIndex1763801000000 } from './1763801000000-transaction-updated-page-index.js';
+import { AppSchemasAndRoles1763801500000 } from './1763801500000-app-schemas-and-roles.js';
 
-/** Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited. */
+/**
+ * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
+ * Migrations run searching schema public only: from AppSchemasAndRoles on, each names the schema of every table it
+ * touches (payments, backend, delivery) and grants a new table's owner role what AppSchemasAndRoles grants.
+ */
 export const MIGRATIONS = [
   Merchants1763800000000,
   Webhooks1763800100000,
@@ -19,4 +25,6 @@ export const MIGRATIONS = [
   OutboxEventIdKey1763800700000,
   WebhookLogManual1763800800000,
   WebhookDeliveryManualAttempts1763800900000,
+  TransactionUpdatedPageIndex1763801000000,
+  AppSchemasAndRoles1763801500000,
 ];

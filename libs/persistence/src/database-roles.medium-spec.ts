@@ -1,0 +1,286 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { testEnv } from '#testing';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import {
+  dataSourceOptions,
+  TRANSACTION_API_DATABASE,
+  WEBHOOK_CONFIG_DATABASE,
+  WEBHOOK_DISPATCHER_DATABASE,
+  type AppDatabaseRole,
+} from './data-source.options.js';
+
+/** The rows others refer to. */
+type Ids = { merchant: string; webhook: string; delivery: string; user: string };
+/** The tables of the rows others refer to. */
+const REFERRED: Record<string, keyof Ids> = {
+  merchant: 'merchant',
+  webhook: 'webhook',
+  webhook_delivery: 'delivery',
+  backend_user: 'user',
+};
+/** A new row's id: the one others are told to refer to, or a new one. */
+const idOf = (table: string, ids: Ids) => (REFERRED[table] ? ids[REFERRED[table]] : randomUUID());
+
+/** One row of each table, inserted as its owner writes it; `$1` is the row's id, `ids` the rows it refers to. */
+const ROWS: Record<string, { key: string; insert: string; values: (id: string, ids: Ids) => unknown[] }> = {
+  merchant: { key: 'id', insert: `INSERT INTO merchant (id, name) VALUES ($1, 'M')`, values: (id) => [id] },
+  integration: {
+    key: 'id',
+    insert: `INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'I', $3, 'pk')`,
+    values: (id, ids) => [id, ids.merchant, randomBytes(32)],
+  },
+  transaction: {
+    key: 'uuid',
+    insert: `INSERT INTO transaction (uuid, merchant_id, status, psp, type, payment_method, amount, currency,
+               creation_fingerprint, created_at, updated_at)
+             VALUES ($1, $2, 'confirmed', 'psp', 'e-commerce', 'visa', 100, 'CHF', '\\x00', date_trunc('milliseconds', now()),
+                     date_trunc('milliseconds', now()))`,
+    values: (id, ids) => [id, ids.merchant],
+  },
+  subscription: {
+    key: 'id',
+    insert: `INSERT INTO subscription (id, merchant_id, amount, currency, interval, status, created_at, updated_at)
+             VALUES ($1, $2, 100, 'CHF', 'month', 'active', now(), now())`,
+    values: (id, ids) => [id, ids.merchant],
+  },
+  payout: {
+    key: 'id',
+    insert: `INSERT INTO payout (id, merchant_id, amount, currency, status, created_at) VALUES ($1, $2, 100, 'CHF', 'paid', now())`,
+    values: (id, ids) => [id, ids.merchant],
+  },
+  outbox_event: {
+    key: 'id',
+    insert: `INSERT INTO outbox_event (id, type, subject_id, payload) VALUES ($1, 'payout.created', $1, '{}')`,
+    values: (id) => [id],
+  },
+  webhook: {
+    key: 'id',
+    insert: `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events)
+             VALUES ($1, $2, 'W', 'https://example.com/h', 'json', '2026-08-20', true, '{transaction}')`,
+    values: (id, ids) => [id, ids.merchant],
+  },
+  webhook_secret: {
+    key: 'id',
+    insert: `INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, '\\x00')`,
+    values: (id, ids) => [id, ids.webhook],
+  },
+  backend_user: {
+    key: 'id',
+    insert: `INSERT INTO backend_user (id, merchant_id, email, password_hash) VALUES ($1, $2, $3, 'x')`,
+    values: (id, ids) => [id, ids.merchant, `${id}@example.com`],
+  },
+  backend_session: {
+    key: 'id',
+    insert: `INSERT INTO backend_session (id, token_hash, user_id, merchant_id, expires_at)
+             VALUES ($1, $3, $2, $4, now() + interval '1 hour')`,
+    values: (id, ids) => [id, ids.user, randomBytes(32), ids.merchant],
+  },
+  login_failure: {
+    key: 'key',
+    insert: `INSERT INTO login_failure (key) VALUES ($1)`,
+    values: (id) => [id],
+  },
+  webhook_delivery: {
+    key: 'id',
+    insert: `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+               version, retry_on_error, body)
+             VALUES ($1, $2, $3, gen_random_uuid(), 'transaction', '{"uuid":"x"}', 'https://example.com/h', 'json',
+                     '2026-08-20', true, '\\x7b7d')`,
+    values: (id, ids) => [id, ids.webhook, ids.merchant],
+  },
+  webhook_log: {
+    key: 'id',
+    insert: `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms)
+             VALUES ($1, $2, $3, 1, 'transaction', gen_random_uuid(), '{}', 200, 5)`,
+    values: (id, ids) => [id, ids.delivery, ids.webhook],
+  },
+};
+
+/** Each app: its role and schema, the tables it owns (in the order rows refer to each other), the views it reads. */
+const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; reads: string[] }> = [
+  {
+    app: 'transaction-api',
+    database: TRANSACTION_API_DATABASE,
+    tables: ['merchant', 'integration', 'transaction', 'subscription', 'payout', 'outbox_event'],
+    reads: [],
+  },
+  {
+    app: 'webhook-config',
+    database: WEBHOOK_CONFIG_DATABASE,
+    tables: ['webhook', 'webhook_secret', 'backend_user', 'backend_session', 'login_failure'],
+    reads: [
+      'delivery.webhook_log_for_webhook_config',
+      'payments.integration_for_webhook_config',
+      'payments.merchant_for_webhook_config',
+    ],
+  },
+  {
+    app: 'webhook-dispatcher',
+    database: WEBHOOK_DISPATCHER_DATABASE,
+    tables: ['webhook_delivery', 'webhook_log'],
+    reads: ['backend.webhook_for_dispatcher', 'backend.webhook_secret_for_dispatcher'],
+  },
+];
+const qualified = (app: (typeof APPS)[number]) => app.tables.map((table) => `${app.database.schema}.${table}`);
+const ALL_VIEWS = APPS.flatMap((app) => app.reads).sort();
+
+/** The SQLSTATE a statement fails with, or 'ok'. */
+async function outcome(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+    return 'ok';
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+}
+
+/**
+ * One owner per table, enforced by PostgreSQL: each app's sessions, started as the apps start them (the data source's
+ * role and search_path start-up options), write their own schema's tables only and read only the views granted them.
+ */
+describe('database roles (real PostgreSQL)', () => {
+  const url = testEnv().databaseUrl;
+  const admin = new pg.Pool({ connectionString: url, max: 2 });
+  const ids: Ids = { merchant: randomUUID(), webhook: randomUUID(), delivery: randomUUID(), user: randomUUID() };
+  const sessions = new Map<string, DataSource>();
+
+  beforeAll(async () => {
+    // One row in every table (as the owner of the database), so that every UPDATE and DELETE below has rows to touch.
+    for (const table of APPS.flatMap((app) => app.tables)) {
+      await admin.query(ROWS[table].insert, ROWS[table].values(idOf(table, ids), ids));
+    }
+    for (const { app, database } of APPS) {
+      const session = new DataSource(dataSourceOptions({ url, poolSize: 1, applicationName: app, ...database }));
+      sessions.set(app, await session.initialize());
+    }
+  });
+  afterAll(async () => {
+    for (const session of sessions.values()) await session.destroy();
+    await admin.end();
+  });
+
+  describe.each(APPS)('$app', ({ app, database, tables, reads }) => {
+    const session = () => sessions.get(app)!;
+
+    it(`takes role ${database.role} and finds its own tables in schema ${database.schema}`, async () => {
+      expect(await session().query('SELECT current_user AS role, current_schema() AS schema')).toEqual([database]);
+    });
+
+    it('inserts, updates and deletes in each of its own tables', async () => {
+      const runner = session().createQueryRunner();
+      await runner.startTransaction();
+      try {
+        // Its own new rows refer to each other; to another app's, the rows seeded above.
+        const mine: Ids = { ...ids };
+        for (const table of tables) if (REFERRED[table]) mine[REFERRED[table]] = randomUUID();
+        const keys: string[] = [];
+        for (const table of tables) {
+          const row = ROWS[table];
+          const [inserted] = await runner.query(
+            `${row.insert} RETURNING ${row.key} AS key`,
+            row.values(idOf(table, mine), mine),
+          );
+          keys.push(inserted.key);
+          const [, updated] = await runner.query(`UPDATE ${table} SET created_at = created_at WHERE ${row.key} = $1`, [
+            inserted.key,
+          ]);
+          expect({ table, updated }).toEqual({ table, updated: 1 });
+        }
+        for (let i = tables.length - 1; i >= 0; i -= 1) {
+          const table = tables[i];
+          const [, deleted] = await runner.query(`DELETE FROM ${table} WHERE ${ROWS[table].key} = $1`, [keys[i]]);
+          expect({ table, deleted }).toEqual({ table, deleted: 1 });
+        }
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    });
+
+    it("is refused every read and write of another app's tables (permission denied, 42501)", async () => {
+      const others = APPS.filter((other) => other.app !== app).flatMap(qualified);
+      const results: Record<string, string[]> = {};
+      for (const table of others) {
+        results[table] = [
+          await outcome(() => session().query(`SELECT 1 FROM ${table} LIMIT 1`)),
+          await outcome(() => session().query(`INSERT INTO ${table} DEFAULT VALUES`)),
+          await outcome(() => session().query(`UPDATE ${table} SET created_at = created_at`)),
+          await outcome(() => session().query(`DELETE FROM ${table}`)),
+        ];
+      }
+      expect(results).toEqual(Object.fromEntries(others.map((table) => [table, ['42501', '42501', '42501', '42501']])));
+    });
+
+    it('reads the views granted to it, and no other; writes none of them', async () => {
+      const results: Record<string, string[]> = {};
+      for (const view of ALL_VIEWS) {
+        results[view] = [
+          await outcome(() => session().query(`SELECT * FROM ${view} LIMIT 1`)),
+          await outcome(() => session().query(`INSERT INTO ${view} DEFAULT VALUES`)),
+          await outcome(() => session().query(`DELETE FROM ${view}`)),
+        ];
+      }
+      expect(results).toEqual(
+        Object.fromEntries(ALL_VIEWS.map((view) => [view, [reads.includes(view) ? 'ok' : '42501', '42501', '42501']])),
+      );
+    });
+
+    it('creates nothing: no table in its own schema, in public or in another schema, not even a temporary one', async () => {
+      const results = [];
+      for (const schema of ['payments', 'backend', 'delivery', 'public']) {
+        results.push(await outcome(() => session().query(`CREATE TABLE ${schema}.scratch (n int)`)));
+      }
+      results.push(await outcome(() => session().query('CREATE TEMPORARY TABLE scratch (n int)')));
+      expect(results).toEqual(['42501', '42501', '42501', '42501', '42501']);
+    });
+
+    it('holds no privilege on any relation of the database beyond its tables and its views', async () => {
+      const { rows } = await admin.query<{ held: string }>(
+        `SELECT p.privilege || ' ' || n.nspname || '.' || c.relname AS held
+           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          CROSS JOIN unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER']) AS p(privilege)
+          WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f')
+            AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+            AND has_table_privilege($1, c.oid, p.privilege)`,
+        [database.role],
+      );
+      const own = tables.map((table) => `${database.schema}.${table}`);
+      expect(rows.map((row) => row.held).sort()).toEqual(
+        [
+          ...own.flatMap((table) => ['DELETE', 'INSERT', 'SELECT', 'UPDATE'].map((p) => `${p} ${table}`)),
+          ...reads.map((view) => `SELECT ${view}`),
+        ].sort(),
+      );
+    });
+  });
+
+  it('lets a login that is a member of one app role take that role, and refuses it the others', async () => {
+    // A production login per app (see docs/architecture.md): its own password, a member of the app's role only.
+    const login = `payments_test_login_${randomBytes(4).toString('hex')}`;
+    const password = randomBytes(12).toString('hex');
+    await admin.query(`CREATE ROLE ${login} LOGIN PASSWORD '${password}' IN ROLE ${WEBHOOK_DISPATCHER_DATABASE.role}`);
+    try {
+      const asLogin = new URL(url);
+      asLogin.username = login;
+      asLogin.password = password;
+      const connect = async (database: AppDatabaseRole) => {
+        const session = new DataSource(dataSourceOptions({ url: asLogin.toString(), poolSize: 1, ...database }));
+        try {
+          await session.initialize();
+          return (await session.query('SELECT current_user AS role'))[0].role;
+        } catch (error) {
+          return (error as { code?: string }).code;
+        } finally {
+          if (session.isInitialized) await session.destroy();
+        }
+      };
+      expect(await connect(WEBHOOK_DISPATCHER_DATABASE)).toBe('webhook_dispatcher');
+      expect(await connect(WEBHOOK_CONFIG_DATABASE)).toBe('42501');
+      expect(await connect(TRANSACTION_API_DATABASE)).toBe('42501');
+    } finally {
+      await admin.query(`DROP ROLE ${login}`);
+    }
+  });
+});

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { rabbitmqctl, testEnv, waitFor } from '#testing';
 import amqplib from 'amqplib';
 import { AmqpClient } from './amqp.client.js';
-import { EXCHANGES, QUEUES, retryQueueName } from './topology.js';
+import { EXCHANGES, QUEUES, retryQueueName, ROUTING_KEYS } from './topology.js';
 
 const topology = { retryDelaysMs: [200, 60_000] };
 
@@ -17,6 +18,17 @@ async function drain(queue: string): Promise<string[]> {
       if (!message) return bodies;
       bodies.push(message.content.toString());
     }
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Takes one message off a queue (undefined when it is empty), through a plain amqplib channel. */
+async function getOne(queue: string): Promise<amqplib.GetMessage | undefined> {
+  const connection = await amqplib.connect(testEnv().amqpUrl);
+  try {
+    const channel = await connection.createChannel();
+    return (await channel.get(queue, { noAck: true })) || undefined;
   } finally {
     await connection.close();
   }
@@ -115,6 +127,45 @@ describe('AmqpClient against a real RabbitMQ', () => {
     expect((await drain(QUEUES.parkedDeliveries)).sort()).toEqual(
       Array.from({ length: 20 }, (_, i) => String(i * 10 + 3)).sort(),
     );
+  });
+
+  it('parks a message with its reason: as received, with x-parked-reason, logged once by id, never by body', async () => {
+    const amqp = client();
+    await amqp.waitForConnect();
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      await amqp.consume(
+        QUEUES.deliveries,
+        async (message) => {
+          await amqp.park(message, ROUTING_KEYS.parkedDeliveries, 'invalid delivery message: /manual must be boolean');
+          return 'ack';
+        },
+        { prefetch: 5 },
+      );
+      const body = Buffer.from('{"deliveryId":"1","manual":"jane@example.com"}');
+      await amqp.publish(EXCHANGES.deliveries, 'deliver', body, {
+        messageId: 'm-1',
+        type: 'delivery',
+        headers: { 'x-attempt': 2 },
+      });
+      const parked = await waitFor(() => getOne(QUEUES.parkedDeliveries), { what: 'the parked message' });
+      expect(parked.content).toEqual(body);
+      expect(parked.properties).toMatchObject({
+        messageId: 'm-1',
+        type: 'delivery',
+        contentType: 'application/json',
+        headers: { 'x-attempt': 2, 'x-parked-reason': 'invalid delivery message: /manual must be boolean' },
+      });
+      // Acked once parked: nothing waits in or comes back to the queue it was consumed from.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await drain(QUEUES.deliveries)).toEqual([]);
+      const logged = warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('parked'));
+      expect(logged).toEqual([
+        'parked message m-1 to deliveries.parked: invalid delivery message: /manual must be boolean',
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('a message whose handler takes long does not hold back the acks (and prefetch slots) of the others', async () => {

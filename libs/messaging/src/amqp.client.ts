@@ -3,7 +3,8 @@ import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-connection-manager';
 import { ChannelSettler } from './channel-settler.js';
 import { amqplibSocket, batchWritesPerTurn } from './socket-batching.js';
-import { declareTopology, type TopologyOptions } from './topology.js';
+import { PARKED_REASON_HEADER } from './messages.js';
+import { declareTopology, EXCHANGES, type TopologyOptions } from './topology.js';
 
 /** What a consumer's handler decides for one message. */
 export type ConsumeOutcome = 'ack' | 'requeue' | 'reject';
@@ -134,6 +135,28 @@ export class AmqpClient {
       contentType: 'application/json',
       ...options,
     });
+  }
+
+  /**
+   * Parks a message its consumer cannot use (not JSON, wrong shape, unknown type or version, a bad header): publishes
+   * it as received to the dead-letter exchange under `routingKey` (a parked queue) with the reason in
+   * `x-parked-reason`, and logs it once with its message id — never its body, which may carry customer data. The
+   * consumer acks the message once this resolves; if it rejects, the message is requeued like any failure.
+   */
+  async park(message: ConsumeMessage, routingKey: string, reason: string): Promise<void> {
+    const { messageId, type, contentType, contentEncoding, timestamp, appId, correlationId, headers } =
+      message.properties;
+    await this.publish(EXCHANGES.deadLetter, routingKey, message.content, {
+      messageId,
+      type,
+      contentType,
+      contentEncoding,
+      timestamp,
+      appId,
+      correlationId,
+      headers: { ...headers, [PARKED_REASON_HEADER]: reason },
+    });
+    this.logger.warn(`parked message ${messageId ?? '(no message id)'} to ${routingKey}: ${reason}`);
   }
 
   /**

@@ -1,29 +1,63 @@
+import { randomUUIDv7 } from 'node:crypto';
+import { WEBHOOK_CONTENT_TYPES } from '#domain';
+import { headersContract, messageContract, VERSION_1, type MessageOf, type MessageRead } from './message.contract.js';
 import { EXCHANGES, ROUTING_KEYS } from './topology.js';
 import type { AmqpClient } from './amqp.client.js';
 
+/*
+ * Every message that crosses RabbitMQ, declared once each: a JSON Schema from which its type and its validator
+ * come. Publishers stamp `v`; consumers read every message through its contract and park what does not pass.
+ */
+
 /** Kinds of subject an event is about; also the webhook `events` setting. */
-export type EventCategory = 'transaction' | 'subscription' | 'payout';
+export const EVENT_CATEGORIES = ['transaction', 'subscription', 'payout'] as const;
+export type EventCategory = (typeof EVENT_CATEGORIES)[number];
+
+/** The event types on `payments.events` (the routing key is the type); the category is the part before the dot. */
+export const PLATFORM_EVENT_TYPES = [
+  'transaction.created',
+  'transaction.status_changed',
+  'subscription.created',
+  'subscription.renewed',
+  'subscription.payment_failed',
+  'subscription.cancelled',
+  'subscription.ended',
+  'payout.created',
+] as const;
+export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];
+
+/** Ids that the dispatcher stores in uuid columns or looks up by: anything else would fail there, again and again. */
+const uuid = {
+  type: 'string',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+} as const;
+const text = { type: 'string' } as const;
 
 /**
- * An event as published on `payments.events` (routing key = `type`), written to the outbox in the same
- * database transaction as the change it describes. `data` is the subject's record as libs/domain's
- * renderers take it (TransactionRecord, SubscriptionRecord, PayoutRecord), with dates as ISO strings.
- *
- * Types: transaction.created, transaction.status_changed, subscription.created, subscription.renewed,
- * subscription.payment_failed, subscription.cancelled, subscription.ended, payout.created.
+ * An event as published on `payments.events` (owner: transaction-api, written to its outbox in the same database
+ * transaction as the change it describes; consumer: the dispatcher's fan-out).
  */
-export interface PlatformEvent<TData = Record<string, unknown>> {
-  id: string;
-  type: string;
-  category: EventCategory;
-  merchantId: string;
-  /** null for payouts and for payments recorded without an integration. */
-  integrationId: string | null;
-  occurredAt: string;
-  /** Id of the subject (transaction uuid, subscription id, payout id); events of one subject keep their order. */
-  subjectId: string;
-  data: TData;
-}
+export const platformEvents = messageContract('platform event', {
+  type: 'object',
+  properties: {
+    v: VERSION_1,
+    id: uuid,
+    type: { enum: PLATFORM_EVENT_TYPES },
+    category: { enum: EVENT_CATEGORIES },
+    merchantId: uuid,
+    // null for payouts and for payments recorded without an integration.
+    integrationId: { type: ['string', 'null'], pattern: uuid.pattern },
+    occurredAt: text,
+    // Id of the subject (transaction uuid, subscription id, payout id); events of one subject keep their order.
+    subjectId: { type: 'string', minLength: 1 },
+    // The subject's record as libs/domain's renderers take it (TransactionRecord, SubscriptionRecord, PayoutRecord),
+    // dates as ISO strings; the renderers check it.
+    data: { type: 'object' },
+  },
+  required: ['v', 'id', 'type', 'category', 'merchantId', 'integrationId', 'occurredAt', 'subjectId', 'data'],
+  additionalProperties: false,
+});
+export type PlatformEvent = MessageOf<typeof platformEvents>;
 
 /** Header carrying the attempt number of a delivery message (1 = first attempt). */
 export const ATTEMPT_HEADER = 'x-attempt';
@@ -34,50 +68,156 @@ export const ATTEMPT_HEADER = 'x-attempt';
  */
 export const GUARD_HEADER = 'x-guard';
 
-/** What an attempt needs of a delivery; carried in the message so the hot path reads no row. */
-export interface DeliverySnapshot {
-  webhookId: string;
-  eventId: string;
-  /** The event's category: transaction, subscription or payout. */
-  eventType: string;
-  subject: { psp?: string; type?: string; uuid: string };
-  contentType: string;
-  version: string;
-  /** The exact body, rendered once at fan-out; every attempt sends these bytes. */
-  body: string;
-  /** When the event happened (for the event-to-delivery latency metric). */
-  occurredAt?: string;
-}
+/** Header a parked message carries: why it was parked. */
+export const PARKED_REASON_HEADER = 'x-parked-reason';
 
 /**
- * Asks a dispatcher to make attempt `x-attempt` of one delivery (a webhook_delivery row). Without a
- * snapshot (tests and resends from the merchant backend) the dispatcher reads the row.
+ * Asks a dispatcher to make attempt `x-attempt` of one delivery (a webhook_delivery row), on `webhooks.deliveries`
+ * and through the slow lane, retry, guard and parked queues (owner: the dispatcher — its fan-out, and its commands for
+ * tests and resends; consumer: the dispatcher's delivery). Without a snapshot (resends) the dispatcher reads
+ * the row.
  */
-export interface DeliveryMessage {
-  deliveryId: string;
-  /** A manual resend or test: exactly one attempt, never scheduled for repeats. */
-  manual?: boolean;
-  snapshot?: DeliverySnapshot;
+export const deliveryMessages = messageContract('delivery message', {
+  type: 'object',
+  properties: {
+    v: VERSION_1,
+    deliveryId: uuid,
+    // A manual resend or test: exactly one attempt, never scheduled for repeats.
+    manual: { type: 'boolean' },
+    // What an attempt needs of the delivery, so that the hot path reads no row.
+    snapshot: {
+      type: 'object',
+      properties: {
+        webhookId: uuid,
+        eventId: uuid,
+        eventType: { enum: EVENT_CATEGORIES },
+        subject: {
+          type: 'object',
+          properties: { psp: text, type: text, uuid: text },
+          required: ['uuid'],
+          additionalProperties: false,
+        },
+        contentType: { enum: WEBHOOK_CONTENT_TYPES },
+        // The webhook payload version of the body.
+        version: text,
+        // The exact body, rendered once at fan-out; every attempt sends these bytes.
+        body: text,
+        // When the event happened (for the event-to-delivery latency metric).
+        occurredAt: text,
+      },
+      required: ['webhookId', 'eventId', 'eventType', 'subject', 'contentType', 'version', 'body'],
+      additionalProperties: false,
+    },
+  },
+  required: ['v', 'deliveryId'],
+  additionalProperties: false,
+});
+export type DeliveryMessage = MessageOf<typeof deliveryMessages>;
+export type DeliverySnapshot = NonNullable<DeliveryMessage['snapshot']>;
+
+const deliveryHeaders = headersContract({
+  type: 'object',
+  properties: {
+    // Missing on a first attempt published without it. At most what webhook_log.attempt (integer) holds.
+    [ATTEMPT_HEADER]: { type: 'integer', minimum: 1, maximum: 2_147_483_647, default: 1 },
+    [GUARD_HEADER]: { const: 1 },
+  },
+});
+
+/** A delivery message as a consumer takes it: the message, the attempt to make, and whether it is a stand-in. */
+export interface DeliveryRead {
+  message: DeliveryMessage;
+  attempt: number;
+  guard: boolean;
 }
 
-export async function publishDelivery(amqp: AmqpClient, message: DeliveryMessage, attempt: number): Promise<void> {
-  await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify(message)), {
+/** Reads a delivery message: its body and its `x-attempt` and `x-guard` headers. */
+export function readDelivery(content: Buffer, headers: Record<string, unknown> = {}): MessageRead<DeliveryRead> {
+  const body = deliveryMessages.read(content);
+  if (!body.ok) return body;
+  const read = deliveryHeaders(headers);
+  if (!read.ok) return read;
+  return {
+    ok: true,
+    value: { message: body.value, attempt: read.value[ATTEMPT_HEADER], guard: read.value[GUARD_HEADER] === 1 },
+  };
+}
+
+export async function publishDelivery(
+  amqp: AmqpClient,
+  message: Omit<DeliveryMessage, 'v'>,
+  attempt: number,
+): Promise<void> {
+  const body: DeliveryMessage = { v: 1, ...message };
+  await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify(body)), {
     messageId: message.deliveryId,
     headers: { [ATTEMPT_HEADER]: attempt },
   });
 }
 
-/** Published on `webhooks.config` after a webhook is created, changed, rotated or deleted. */
-export interface WebhookChangedMessage {
-  type: 'webhook.changed';
-  webhookId: string;
-  merchantId: string;
-}
+/**
+ * Published on `webhooks.config` after a webhook is created, changed, rotated or deleted (owner: webhook-config;
+ * consumers: every dispatcher process, which forgets the webhook in its cache).
+ */
+export const webhookChanges = messageContract('webhook change', {
+  type: 'object',
+  properties: {
+    v: VERSION_1,
+    type: { const: 'webhook.changed' },
+    webhookId: uuid,
+    merchantId: uuid,
+  },
+  required: ['v', 'type', 'webhookId', 'merchantId'],
+  additionalProperties: false,
+});
+export type WebhookChangedMessage = MessageOf<typeof webhookChanges>;
 
 export async function publishWebhookChanged(
   amqp: AmqpClient,
-  message: Omit<WebhookChangedMessage, 'type'>,
+  message: Omit<WebhookChangedMessage, 'v' | 'type'>,
 ): Promise<void> {
-  const body: WebhookChangedMessage = { type: 'webhook.changed', ...message };
-  await amqp.publish(EXCHANGES.config, '', Buffer.from(JSON.stringify(body)));
+  const body: WebhookChangedMessage = { v: 1, type: 'webhook.changed', ...message };
+  await amqp.publish(EXCHANGES.config, '', Buffer.from(JSON.stringify(body)), { messageId: randomUUIDv7() });
+}
+
+/** What webhook-config asks the dispatcher to do: deliver a sample event now, or a logged delivery once more. */
+export const DISPATCHER_COMMAND_TYPES = ['webhook.test', 'delivery.resend'] as const;
+export type DispatcherCommandType = (typeof DISPATCHER_COMMAND_TYPES)[number];
+
+/**
+ * A request from the merchant backend for one manual attempt, on `webhooks.commands` (routing key = type) →
+ * `dispatcher.commands` (owner: webhook-config; consumer: the dispatcher's commands, which creates and numbers the
+ * attempt: webhook-config writes none of the dispatcher's tables).
+ *
+ * - `webhook.test`: deliver a sample event of a kind the webhook receives, as a new delivery with id `deliveryId`
+ *   (a v7 uuid webhook-config chose and answered the merchant with). The dispatcher creates that delivery once, however
+ *   often the command arrives.
+ * - `delivery.resend`: deliver delivery `deliveryId` (of a log entry of the webhook) once more.
+ *
+ * `requestedAt`: when the merchant asked (ISO 8601).
+ */
+export const dispatcherCommands = messageContract('dispatcher command', {
+  type: 'object',
+  properties: {
+    v: VERSION_1,
+    type: { enum: DISPATCHER_COMMAND_TYPES },
+    deliveryId: uuid,
+    webhookId: uuid,
+    merchantId: uuid,
+    requestedAt: text,
+  },
+  required: ['v', 'type', 'deliveryId', 'webhookId', 'merchantId', 'requestedAt'],
+  additionalProperties: false,
+});
+export type DispatcherCommand = MessageOf<typeof dispatcherCommands>;
+
+/** Publishes a command for the dispatcher; resolves once the broker has confirmed it. */
+export async function publishDispatcherCommand(
+  amqp: AmqpClient,
+  command: Omit<DispatcherCommand, 'v' | 'requestedAt'>,
+): Promise<void> {
+  const body: DispatcherCommand = { v: 1, ...command, requestedAt: new Date().toISOString() };
+  await amqp.publish(EXCHANGES.commands, command.type, Buffer.from(JSON.stringify(body)), {
+    messageId: randomUUIDv7(),
+  });
 }

@@ -11,16 +11,21 @@ import type { ConfirmChannel } from 'amqplib';
  *   dispatcher.retry.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver
  *   dispatcher.guard.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver: stand-ins for
  *     attempts that outlived their message (see the dispatcher's DeliveryService)
- *   payments.dead-letter (direct) ──▶ dispatcher.events.parked, dispatcher.deliveries.parked
+ *   payments.dead-letter (direct) ──▶ dispatcher.events.parked, dispatcher.deliveries.parked, dispatcher.config.parked,
+ *     dispatcher.commands.parked
  *   webhooks.config (fanout) ──▶ one exclusive queue per dispatcher process (cache refresh)
+ *   webhooks.commands (topic, routing key = command type) ──#──▶ dispatcher.commands (quorum): webhook-config asks
+ *     the dispatcher for a test delivery or a resend; the dispatcher creates and numbers the attempt
  */
-/** CONTRACT §1 default. */
+/** AMQP_URL when unset: the local RabbitMQ with its default guest login. */
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 
 export const EXCHANGES = {
   events: 'payments.events',
   deliveries: 'webhooks.deliveries',
   config: 'webhooks.config',
+  /** webhook-config's requests to the dispatcher (test deliveries, resends). */
+  commands: 'webhooks.commands',
   deadLetter: 'payments.dead-letter',
 } as const;
 
@@ -29,12 +34,18 @@ export const QUEUES = {
   deliveries: 'dispatcher.deliveries',
   parkedEvents: 'dispatcher.events.parked',
   parkedDeliveries: 'dispatcher.deliveries.parked',
+  /** webhooks.config messages a dispatcher could not read (each process parks its own copy). */
+  parkedConfig: 'dispatcher.config.parked',
+  dispatcherCommands: 'dispatcher.commands',
+  parkedCommands: 'dispatcher.commands.parked',
 } as const;
 
 export const ROUTING_KEYS = {
   deliver: 'deliver',
   parkedEvents: 'events.parked',
   parkedDeliveries: 'deliveries.parked',
+  parkedConfig: 'config.parked',
+  parkedCommands: 'commands.parked',
 } as const;
 
 /**
@@ -86,18 +97,49 @@ export interface TopologyOptions {
   guardDelayMs?: number;
 }
 
+/** The delay queues declared with these options, each with its delay (ms): retries, then the guard queue. */
+function delayQueues(options: TopologyOptions): (readonly [name: string, delayMs: number])[] {
+  const queues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);
+  if (options.guardDelayMs !== undefined) queues.push([guardQueueName(options.guardDelayMs), options.guardDelayMs]);
+  return queues;
+}
+
+/**
+ * Every durable queue {@link declareTopology} declares with these options: the events and delivery queues, each
+ * slow-lane shard, the command queue, the delay queues (repeats and stand-ins waiting for their time) and the parked
+ * queues.
+ */
+export function durableQueues(options: TopologyOptions): string[] {
+  return [
+    QUEUES.dispatcherEvents,
+    QUEUES.deliveries,
+    ...SLOW_LANE_QUEUES,
+    QUEUES.dispatcherCommands,
+    ...delayQueues(options).map(([name]) => name),
+    QUEUES.parkedEvents,
+    QUEUES.parkedDeliveries,
+    QUEUES.parkedConfig,
+    QUEUES.parkedCommands,
+  ];
+}
+
 const quorum = { 'x-queue-type': 'quorum' };
 
 export async function declareTopology(channel: ConfirmChannel, options: TopologyOptions): Promise<void> {
   await channel.assertExchange(EXCHANGES.events, 'topic', { durable: true });
   await channel.assertExchange(EXCHANGES.deliveries, 'direct', { durable: true });
   await channel.assertExchange(EXCHANGES.config, 'fanout', { durable: true });
+  await channel.assertExchange(EXCHANGES.commands, 'topic', { durable: true });
   await channel.assertExchange(EXCHANGES.deadLetter, 'direct', { durable: true });
 
   await channel.assertQueue(QUEUES.parkedEvents, { durable: true, arguments: quorum });
   await channel.bindQueue(QUEUES.parkedEvents, EXCHANGES.deadLetter, ROUTING_KEYS.parkedEvents);
   await channel.assertQueue(QUEUES.parkedDeliveries, { durable: true, arguments: quorum });
   await channel.bindQueue(QUEUES.parkedDeliveries, EXCHANGES.deadLetter, ROUTING_KEYS.parkedDeliveries);
+  await channel.assertQueue(QUEUES.parkedConfig, { durable: true, arguments: quorum });
+  await channel.bindQueue(QUEUES.parkedConfig, EXCHANGES.deadLetter, ROUTING_KEYS.parkedConfig);
+  await channel.assertQueue(QUEUES.parkedCommands, { durable: true, arguments: quorum });
+  await channel.bindQueue(QUEUES.parkedCommands, EXCHANGES.deadLetter, ROUTING_KEYS.parkedCommands);
 
   await channel.assertQueue(QUEUES.dispatcherEvents, {
     durable: true,
@@ -109,6 +151,17 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
     },
   });
   await channel.bindQueue(QUEUES.dispatcherEvents, EXCHANGES.events, '#');
+
+  await channel.assertQueue(QUEUES.dispatcherCommands, {
+    durable: true,
+    arguments: {
+      ...quorum,
+      'x-delivery-limit': POISON_DELIVERY_LIMIT,
+      'x-dead-letter-exchange': EXCHANGES.deadLetter,
+      'x-dead-letter-routing-key': ROUTING_KEYS.parkedCommands,
+    },
+  });
+  await channel.bindQueue(QUEUES.dispatcherCommands, EXCHANGES.commands, '#');
 
   // Both lanes park a poison or rejected delivery the same way.
   const deliveryQueueArguments = {
@@ -130,10 +183,7 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
     await channel.bindQueue(queue, EXCHANGES.deliveries, slowLaneRoutingKey(shard));
   }
 
-  const delayQueues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);
-  if (options.guardDelayMs !== undefined)
-    delayQueues.push([guardQueueName(options.guardDelayMs), options.guardDelayMs]);
-  for (const [name, delayMs] of delayQueues) {
+  for (const [name, delayMs] of delayQueues(options)) {
     await channel.assertQueue(name, {
       durable: true,
       arguments: {

@@ -1,0 +1,249 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  deliveryMessages,
+  dispatcherCommands,
+  platformEvents,
+  readDelivery,
+  webhookChanges,
+  type DeliveryMessage,
+  type PlatformEvent,
+  type WebhookChangedMessage,
+} from './messages.js';
+
+const ID = '0194f1c2-7a3b-7cde-8f01-23456789abcd';
+const OTHER_ID = '0194f1c2-7a3b-7cde-8f01-23456789abce';
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+/** `value` without `key`. */
+const without = <T extends object>(value: T, key: keyof T) =>
+  Object.fromEntries(Object.entries(value).filter(([k]) => k !== key));
+
+function event(): PlatformEvent {
+  return {
+    v: 1,
+    id: ID,
+    type: 'transaction.created',
+    category: 'transaction',
+    merchantId: OTHER_ID,
+    integrationId: null,
+    occurredAt: '2026-11-22T10:00:00.000Z',
+    subjectId: ID,
+    data: { uuid: ID, status: 'confirmed', customer: { email: 'jane@example.com' } },
+  };
+}
+
+function delivery(): DeliveryMessage {
+  return {
+    v: 1,
+    deliveryId: ID,
+    snapshot: {
+      webhookId: OTHER_ID,
+      eventId: ID,
+      eventType: 'transaction',
+      subject: { psp: 'Payrexx Direct', type: 'e-commerce', uuid: ID },
+      contentType: 'json',
+      version: '2026-08-20',
+      body: '{"transaction":{"uuid":"…"}}',
+      occurredAt: '2026-11-22T10:00:00.000Z',
+    },
+  };
+}
+
+const change = (): WebhookChangedMessage => ({ v: 1, type: 'webhook.changed', webhookId: ID, merchantId: OTHER_ID });
+
+describe('platform event contract', () => {
+  it('reads a valid event as it is', () => {
+    expect(platformEvents.read(json(event()))).toEqual({ ok: true, value: event() });
+  });
+
+  it('reads an event published before versioning (no v) as version 1', () => {
+    expect(platformEvents.read(json(without(event(), 'v')))).toEqual({ ok: true, value: event() });
+  });
+
+  it('refuses a missing field, a wrong type, an unknown type, a non-uuid id and a data array, saying where', () => {
+    const reason = (value: unknown) => platformEvents.check(value);
+    expect(reason(without(event(), 'merchantId'))).toEqual({
+      ok: false,
+      reason: "invalid platform event: / must have required property 'merchantId'",
+    });
+    expect(reason({ ...event(), integrationId: 42 })).toEqual({
+      ok: false,
+      reason: 'invalid platform event: /integrationId must be string,null',
+    });
+    expect(reason({ ...event(), type: 'transaction.exploded' })).toEqual({
+      ok: false,
+      reason: 'invalid platform event: /type must be equal to one of the allowed values',
+    });
+    expect(reason({ ...event(), id: 'not-a-uuid' })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^invalid platform event: \/id must match pattern/),
+    });
+    expect(reason({ ...event(), data: [] })).toEqual({
+      ok: false,
+      reason: 'invalid platform event: /data must be object',
+    });
+  });
+
+  it('refuses an unknown version, whatever else the message holds', () => {
+    expect(platformEvents.check({ ...event(), v: 2 })).toEqual({
+      ok: false,
+      reason: 'unknown version 2 of the platform event',
+    });
+    expect(platformEvents.check({ v: 2, anything: true })).toEqual({
+      ok: false,
+      reason: 'unknown version 2 of the platform event',
+    });
+    expect(platformEvents.check({ ...event(), v: '1' })).toEqual({
+      ok: false,
+      reason: 'unknown version (string) of the platform event',
+    });
+  });
+
+  it('drops a field this version does not know (tolerant reader), keeping the fields of data', () => {
+    expect(platformEvents.check({ ...event(), addedLater: 'x' })).toEqual({ ok: true, value: event() });
+  });
+
+  it('refuses what is not JSON without quoting it', () => {
+    expect(platformEvents.read(Buffer.from('{"email":"jane@example.com"'))).toEqual({
+      ok: false,
+      reason: 'platform event is not JSON',
+    });
+    expect(platformEvents.check(null)).toEqual({ ok: false, reason: 'invalid platform event: / must be object' });
+  });
+});
+
+describe('delivery message contract', () => {
+  it('reads a valid message with its attempt and guard headers', () => {
+    expect(readDelivery(json(delivery()), { 'x-attempt': 3, 'x-guard': 1, 'x-death': [{ count: 1 }] })).toEqual({
+      ok: true,
+      value: { message: delivery(), attempt: 3, guard: true },
+    });
+    expect(readDelivery(json({ v: 1, deliveryId: ID, manual: true }), { 'x-attempt': 2 })).toEqual({
+      ok: true,
+      value: { message: { v: 1, deliveryId: ID, manual: true }, attempt: 2, guard: false },
+    });
+  });
+
+  it('reads a message published before versioning (no v, no x-attempt) as version 1, first attempt', () => {
+    expect(readDelivery(json(without(delivery(), 'v')))).toEqual({
+      ok: true,
+      value: { message: delivery(), attempt: 1, guard: false },
+    });
+  });
+
+  it('refuses a missing field and a wrong type, saying where', () => {
+    const snapshot = delivery().snapshot!;
+    expect(readDelivery(json({ ...delivery(), snapshot: without(snapshot, 'body') }))).toEqual({
+      ok: false,
+      reason: "invalid delivery message: /snapshot must have required property 'body'",
+    });
+    expect(readDelivery(json(without(delivery(), 'deliveryId')))).toEqual({
+      ok: false,
+      reason: "invalid delivery message: / must have required property 'deliveryId'",
+    });
+    expect(readDelivery(json({ ...delivery(), manual: 'yes' }))).toEqual({
+      ok: false,
+      reason: 'invalid delivery message: /manual must be boolean',
+    });
+    expect(readDelivery(json({ ...delivery(), snapshot: { ...snapshot, contentType: 'xml' } }))).toEqual({
+      ok: false,
+      reason: 'invalid delivery message: /snapshot/contentType must be equal to one of the allowed values',
+    });
+  });
+
+  it('refuses an unknown version', () => {
+    expect(readDelivery(json({ ...delivery(), v: 2 }))).toEqual({
+      ok: false,
+      reason: 'unknown version 2 of the delivery message',
+    });
+  });
+
+  it('refuses a bad x-attempt or x-guard header', () => {
+    for (const [headers, reason] of [
+      [{ 'x-attempt': 0 }, 'bad header x-attempt: must be >= 1'],
+      [{ 'x-attempt': 1.5 }, 'bad header x-attempt: must be integer'],
+      [{ 'x-attempt': '2' }, 'bad header x-attempt: must be integer'],
+      [{ 'x-attempt': 2 ** 31 }, 'bad header x-attempt: must be <= 2147483647'],
+      [{ 'x-attempt': 1, 'x-guard': true }, 'bad header x-guard: must be equal to constant'],
+    ] as const) {
+      expect(readDelivery(json(delivery()), { ...headers })).toEqual({ ok: false, reason });
+    }
+  });
+
+  it('refuses what is not JSON', () => {
+    expect(readDelivery(Buffer.from('not json'), { 'x-attempt': 1 })).toEqual({
+      ok: false,
+      reason: 'delivery message is not JSON',
+    });
+  });
+
+  it('drops fields this version does not know, inside the snapshot too', () => {
+    const message = { ...delivery(), addedLater: 1, snapshot: { ...delivery().snapshot!, alsoLater: 2 } };
+    expect(deliveryMessages.check(message)).toEqual({ ok: true, value: delivery() });
+  });
+});
+
+describe('webhook change contract', () => {
+  it('reads a valid change, and one published before versioning as version 1', () => {
+    expect(webhookChanges.read(json(change()))).toEqual({ ok: true, value: change() });
+    expect(webhookChanges.read(json(without(change(), 'v')))).toEqual({ ok: true, value: change() });
+  });
+
+  it('refuses a missing field, a wrong type, an unknown type and an unknown version', () => {
+    expect(webhookChanges.check(without(change(), 'webhookId'))).toEqual({
+      ok: false,
+      reason: "invalid webhook change: / must have required property 'webhookId'",
+    });
+    expect(webhookChanges.check({ ...change(), merchantId: 7 })).toEqual({
+      ok: false,
+      reason: 'invalid webhook change: /merchantId must be string',
+    });
+    expect(webhookChanges.check({ ...change(), type: 'webhook.exploded' })).toEqual({
+      ok: false,
+      reason: 'invalid webhook change: /type must be equal to constant',
+    });
+    expect(webhookChanges.check({ ...change(), v: 3 })).toEqual({
+      ok: false,
+      reason: 'unknown version 3 of the webhook change',
+    });
+  });
+});
+
+describe('dispatcher command contract', () => {
+  const command = () => ({
+    v: 1,
+    type: 'delivery.resend' as const,
+    deliveryId: ID,
+    webhookId: OTHER_ID,
+    merchantId: OTHER_ID,
+    requestedAt: '2026-11-22T10:00:00.000Z',
+  });
+
+  it('reads a test and a resend', () => {
+    expect(dispatcherCommands.read(json(command()))).toEqual({ ok: true, value: command() });
+    const test = { ...command(), type: 'webhook.test' };
+    expect(dispatcherCommands.read(json(test))).toEqual({ ok: true, value: test });
+  });
+
+  it('refuses an unknown type, a missing field, a non-uuid id and an unknown version', () => {
+    expect(dispatcherCommands.check({ ...command(), type: 'delivery.explode' })).toEqual({
+      ok: false,
+      reason: 'invalid dispatcher command: /type must be equal to one of the allowed values',
+    });
+    expect(dispatcherCommands.check(without(command(), 'merchantId'))).toEqual({
+      ok: false,
+      reason: "invalid dispatcher command: / must have required property 'merchantId'",
+    });
+    expect(dispatcherCommands.check({ ...command(), deliveryId: 'log-1' })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^invalid dispatcher command: \/deliveryId must match pattern/),
+    });
+    expect(dispatcherCommands.check({ ...command(), v: 2 })).toEqual({
+      ok: false,
+      reason: 'unknown version 2 of the dispatcher command',
+    });
+    expect(dispatcherCommands.read(Buffer.from('resend please'))).toEqual({
+      ok: false,
+      reason: 'dispatcher command is not JSON',
+    });
+  });
+});

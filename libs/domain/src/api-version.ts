@@ -1,5 +1,5 @@
 /**
- * Versions of the merchant read API (CONTRACT §3) and the registry of transaction renderers.
+ * Versions of the merchant read API (`/v1.0` … `/v1.17`) and the registry of transaction renderers.
  *
  * Adding a version: append it to {@link API_VERSIONS} and add one entry to {@link TRANSACTION_RENDERERS}. Never edit
  * an existing entry — merchants pinned to an old version must keep receiving exactly the same objects.

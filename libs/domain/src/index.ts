@@ -8,5 +8,7 @@ export * from './record.shapes.js';
 export * from './transaction.renderer.js';
 export * from './api-version.js';
 export * from './webhook-version.js';
+export * from './webhook-schema.js';
 export * from './payload-encoding.js';
 export * from './webhook-signature.js';
+export * from './webhook-delivery.rules.js';

@@ -1,5 +1,5 @@
 /**
- * Webhook body encodings (CONTRACT §5): the same payload tree as JSON or as PHP-Post
+ * Webhook body encodings, one per content type setting: the same payload tree as JSON or as PHP-Post
  * (`application/x-www-form-urlencoded` in PHP bracket notation).
  *
  * ## How PHP rebuilds a form body (`$_POST`, `parse_str`), verified against PHP 8.2

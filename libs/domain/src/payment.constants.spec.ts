@@ -1,14 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   CARD_NETWORKS,
+  KNOWN_PAYMENT_METHODS,
   NON_CARD_METHODS,
-  PAYMENT_METHODS,
+  PAYMENT_METHOD_MAX_LENGTH,
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
   isCardNetwork,
   isPaymentMethod,
-  isTransactionStatus,
-  isTransactionType,
 } from './payment.constants.js';
 
 describe('payment constants', () => {
@@ -51,7 +50,7 @@ describe('payment constants', () => {
       'post-finance',
       'paypal',
     ]);
-    expect(PAYMENT_METHODS).toStrictEqual([...CARD_NETWORKS, ...NON_CARD_METHODS]);
+    expect(KNOWN_PAYMENT_METHODS).toStrictEqual([...CARD_NETWORKS, ...NON_CARD_METHODS]);
   });
 
   it('tells card networks from every other method, exactly', () => {
@@ -61,15 +60,52 @@ describe('payment constants', () => {
       expect(isCardNetwork(junk)).toBe(false);
     }
   });
+});
 
-  it('guards statuses, types and methods exactly', () => {
-    expect(isTransactionStatus('partially-refunded')).toBe(true);
-    expect(isTransactionStatus('partially_refunded')).toBe(false);
-    expect(isTransactionStatus(undefined)).toBe(false);
-    expect(isTransactionType('tap-to-pay')).toBe(true);
-    expect(isTransactionType('ecommerce')).toBe(false);
-    expect(isPaymentMethod('google-pay')).toBe(true);
-    expect(isPaymentMethod('googlepay')).toBe(false);
-    expect(isPaymentMethod(7)).toBe(false);
+describe('payment methods: an open list of lowercase slugs', () => {
+  it('accepts every known method', () => {
+    for (const method of KNOWN_PAYMENT_METHODS) expect([method, isPaymentMethod(method)]).toEqual([method, true]);
+  });
+
+  it.each(['bank-transfer', 'klarna', 'googlepay', 'sepa-direct-debit', 'p24', '3x-oney', 'a', '0', 'a-b-c-d'])(
+    'accepts the unlisted slug %p, and it is not a card network',
+    (method) => {
+      expect(isPaymentMethod(method)).toBe(true);
+      expect(isCardNetwork(method)).toBe(false);
+    },
+  );
+
+  it('accepts up to 40 characters, not 41', () => {
+    expect(PAYMENT_METHOD_MAX_LENGTH).toBe(40);
+    expect(isPaymentMethod('a'.repeat(40))).toBe(true);
+    expect(isPaymentMethod('a'.repeat(41))).toBe(false);
+    expect(isPaymentMethod(`${'ab-'.repeat(12)}abcd`)).toBe(true); // 40 with hyphens
+    expect(isPaymentMethod(`${'ab-'.repeat(12)}abcde`)).toBe(false); // 41 with hyphens
+  });
+
+  it.each([
+    ['empty', ''],
+    ['upper case', 'Visa'],
+    ['all upper case', 'VISA'],
+    ['a leading hyphen', '-visa'],
+    ['a trailing hyphen', 'visa-'],
+    ['a double hyphen', 'bank--transfer'],
+    ['only a hyphen', '-'],
+    ['an underscore', 'bank_transfer'],
+    ['a space', 'bank transfer'],
+    ['surrounding space', ' visa'],
+    ['a trailing newline', 'visa\n'],
+    ['a dot', 'apple.pay'],
+    ['an accented letter', 'carté'],
+    ['a non-Latin script', 'карта'],
+    ['a full-width letter', 'ｖｉｓａ'],
+    ['an emoji', 'pay-💳'],
+    ['a NUL', 'visa\u0000'],
+  ])('refuses a slug with %s', (_, method) => {
+    expect(isPaymentMethod(method)).toBe(false);
+  });
+
+  it.each([null, undefined, 7, ['visa'], { method: 'visa' }, true])('refuses the non-string %p', (value) => {
+    expect(isPaymentMethod(value)).toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Enumerations of the payment contract (CONTRACT §2): transaction statuses, transaction types and payment methods.
+ * Enumerations of the payment data: transaction statuses, transaction types and payment methods.
  *
- * Every list is a readonly tuple so that the union types below are derived from the single source of truth.
+ * Every list is a readonly tuple so that the union types below are derived from the single source of truth. The
+ * payment methods are an open list: the known ones are listed for documentation and examples, and any lowercase
+ * slug is a payment method ({@link isPaymentMethod}); only the card networks change what a method means.
  */
 
 /** The twelve transaction statuses, in the order the contract lists them. */
@@ -62,16 +64,25 @@ export const NON_CARD_METHODS = [
 /** A payment method that is not a card network. */
 export type NonCardMethod = (typeof NON_CARD_METHODS)[number];
 
-/** Every payment method: the card networks followed by the non-card methods. */
-export const PAYMENT_METHODS = [...CARD_NETWORKS, ...NON_CARD_METHODS] as const;
+/**
+ * The payment methods the contract names: the card networks followed by the non-card methods. For documentation and
+ * examples only — the list is open, so a method not listed here (`bank-transfer`, `klarna`) is recorded as well.
+ */
+export const KNOWN_PAYMENT_METHODS = [...CARD_NETWORKS, ...NON_CARD_METHODS] as const;
 
-/** A payment method. */
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+/** The longest payment method slug, in characters. */
+export const PAYMENT_METHOD_MAX_LENGTH = 40;
+
+/** A payment method slug: lowercase ASCII letters and digits in words joined by single hyphens. */
+export const PAYMENT_METHOD_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/**
+ * A payment method: any slug {@link isPaymentMethod} accepts, e.g. `visa` or `bank-transfer`. Every method that is
+ * not one of {@link CARD_NETWORKS} is non-card.
+ */
+export type PaymentMethod = string;
 
 const cardNetworks: ReadonlySet<string> = new Set(CARD_NETWORKS);
-const transactionStatuses: ReadonlySet<string> = new Set(TRANSACTION_STATUSES);
-const transactionTypes: ReadonlySet<string> = new Set(TRANSACTION_TYPES);
-const paymentMethods: ReadonlySet<string> = new Set(PAYMENT_METHODS);
 
 /**
  * Whether `method` is one of {@link CARD_NETWORKS}. The comparison is exact (lower case, as in the contract);
@@ -81,17 +92,11 @@ export function isCardNetwork(method: unknown): method is CardNetwork {
   return typeof method === 'string' && cardNetworks.has(method);
 }
 
-/** Whether `value` is one of {@link TRANSACTION_STATUSES} (exact match). */
-export function isTransactionStatus(value: unknown): value is TransactionStatus {
-  return typeof value === 'string' && transactionStatuses.has(value);
-}
-
-/** Whether `value` is one of {@link TRANSACTION_TYPES} (exact match). */
-export function isTransactionType(value: unknown): value is TransactionType {
-  return typeof value === 'string' && transactionTypes.has(value);
-}
-
-/** Whether `value` is one of {@link PAYMENT_METHODS} (exact match). */
+/**
+ * Whether `value` is a well-formed payment method: a slug of {@link PAYMENT_METHOD_PATTERN} of at most
+ * {@link PAYMENT_METHOD_MAX_LENGTH} characters, known or not. No upper case, no leading, trailing or double hyphen,
+ * no underscore, nothing outside ASCII.
+ */
 export function isPaymentMethod(value: unknown): value is PaymentMethod {
-  return typeof value === 'string' && paymentMethods.has(value);
+  return typeof value === 'string' && value.length <= PAYMENT_METHOD_MAX_LENGTH && PAYMENT_METHOD_PATTERN.test(value);
 }

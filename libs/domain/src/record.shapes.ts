@@ -52,11 +52,17 @@ export interface PayoutRecord {
   createdAt: Instant;
 }
 
-/** The subscription events of the platform API (CONTRACT §2). */
+/** The subscription events the platform API accepts (`POST /internal/subscriptions/{id}/events`). */
 export const SUBSCRIPTION_EVENTS = ['renewed', 'payment_failed', 'cancelled', 'ended'] as const;
 
 /** A subscription event of the platform API. */
 export type SubscriptionEvent = (typeof SUBSCRIPTION_EVENTS)[number];
+
+/** The statuses of a subscription: a new one is `active`; its events move it (transaction-api's lifecycle). */
+export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'cancelled', 'ended'] as const;
+
+/** A subscription status. */
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /**
  * Render an instant as ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:00:00.000Z`.

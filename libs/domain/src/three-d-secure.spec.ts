@@ -1,15 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { CARD_NETWORKS, NON_CARD_METHODS } from './payment.constants.js';
-import {
-  authenticationOutcome,
-  normalizeEci,
-  normalizeThreeDSecureFlow,
-  normalizeThreeDSecureVersion,
-  resolveThreeDSecure,
-  type RawAuthentication,
-  type ResolveThreeDSecureInput,
-} from './three-d-secure.js';
+import { resolveThreeDSecure, type RawAuthentication, type ResolveThreeDSecureInput } from './three-d-secure.js';
 
 const full3ds: RawAuthentication = {
   eci: '05',
@@ -50,6 +42,13 @@ describe('rule 1: only e-commerce card payments', () => {
   it.each(NON_CARD_METHODS)('a non-card method gives null even with a full 3-D Secure result: %s', (paymentMethod) => {
     expect(resolveThreeDSecure({ type: 'e-commerce', paymentMethod, authentication: full3ds })).toBeNull();
   });
+
+  it.each(['bank-transfer', 'klarna', 'sepa-direct-debit', 'visa-debit'])(
+    'a method outside the known lists is non-card and gives null: %s',
+    (paymentMethod) => {
+      expect(resolveThreeDSecure({ type: 'e-commerce', paymentMethod, authentication: full3ds })).toBeNull();
+    },
+  );
 
   it.each(['pos', 'tap-to-pay'])('a %s payment carrying an ECI gives null', (type) => {
     expect(resolveThreeDSecure({ type, paymentMethod: 'visa', authentication: full3ds })).toBeNull();
@@ -342,7 +341,7 @@ describe('resolveThreeDSecure — properties', () => {
   );
   const input = fc.record({
     type: fc.oneof(fc.constantFrom('e-commerce', 'pos', 'tap-to-pay'), junk),
-    paymentMethod: fc.oneof(fc.constantFrom(...CARD_NETWORKS, ...NON_CARD_METHODS), junk),
+    paymentMethod: fc.oneof(fc.constantFrom(...CARD_NETWORKS, ...NON_CARD_METHODS, 'bank-transfer', 'klarna'), junk),
     authentication: fc.oneof(rawAuthentication, junk),
   });
 
@@ -392,94 +391,9 @@ describe('resolveThreeDSecure — properties', () => {
   it('normalises any numeric version to three parts that keep the first three numbers', () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 999 }), { minLength: 1, maxLength: 6 }), (parts) => {
-        const version = normalizeThreeDSecureVersion(parts.join('.'));
+        const version = ecommerceVisa({ ...full3ds, version: parts.join('.') })?.version;
         expect(version).toBe([...parts, 0, 0].slice(0, 3).join('.'));
       }),
     );
-  });
-});
-
-describe('normalizers', () => {
-  it('normalizeEci pads and rejects', () => {
-    expect(normalizeEci('5')).toBe('05');
-    expect(normalizeEci(5)).toBe('05');
-    expect(normalizeEci('123')).toBeNull();
-  });
-
-  it('normalizeThreeDSecureFlow folds ASCII case only', () => {
-    expect(normalizeThreeDSecureFlow('CHALLENGE')).toBe('challenge');
-    expect(normalizeThreeDSecureFlow('ſrictionless')).toBeNull();
-  });
-});
-
-describe('authenticationOutcome', () => {
-  const visaStyle = ['visa', 'amex', 'discover', 'diners', 'jcb', 'unionpay', 'cartes-bancaires'];
-  const mastercardStyle = ['mastercard', 'maestro'];
-
-  it.each(visaStyle)('uses the Visa table for %s', (network) => {
-    expect(authenticationOutcome('05', network)).toBe('fully-authenticated');
-    expect(authenticationOutcome('06', network)).toBe('attempted');
-    expect(authenticationOutcome('07', network)).toBe('not-authenticated');
-    expect(authenticationOutcome('02', network)).toBe('unknown');
-    expect(authenticationOutcome('01', network)).toBe('unknown');
-    expect(authenticationOutcome('00', network)).toBe('unknown');
-  });
-
-  it.each(mastercardStyle)('uses the Mastercard table for %s', (network) => {
-    expect(authenticationOutcome('02', network)).toBe('fully-authenticated');
-    expect(authenticationOutcome('01', network)).toBe('attempted');
-    expect(authenticationOutcome('00', network)).toBe('not-authenticated');
-    expect(authenticationOutcome('05', network)).toBe('unknown');
-    expect(authenticationOutcome('06', network)).toBe('unknown');
-    expect(authenticationOutcome('07', network)).toBe('unknown');
-  });
-
-  it('decides by value without a network', () => {
-    expect(authenticationOutcome('05')).toBe('fully-authenticated');
-    expect(authenticationOutcome('02')).toBe('fully-authenticated');
-    expect(authenticationOutcome('06')).toBe('attempted');
-    expect(authenticationOutcome('01')).toBe('attempted');
-    expect(authenticationOutcome('07', null)).toBe('not-authenticated');
-    expect(authenticationOutcome('00')).toBe('not-authenticated');
-    expect(authenticationOutcome('04')).toBe('unknown');
-    expect(authenticationOutcome('99')).toBe('unknown');
-  });
-
-  it('pads a one-digit ECI', () => {
-    expect(authenticationOutcome('5', 'visa')).toBe('fully-authenticated');
-    expect(authenticationOutcome('2', 'mastercard')).toBe('fully-authenticated');
-  });
-
-  it.each([[null], [undefined], [''], ['abc'], ['123'], ['toString'], ['__proto__']])(
-    'is unknown for the ECI %p',
-    (eci) => {
-      expect(authenticationOutcome(eci as string | null | undefined)).toBe('unknown');
-      expect(authenticationOutcome(eci as string | null | undefined, 'visa')).toBe('unknown');
-    },
-  );
-
-  it.each([['twint'], ['apple-pay'], ['VISA'], [''], ['toString']])(
-    'is unknown for the non-card network %p',
-    (network) => {
-      expect(authenticationOutcome('05', network)).toBe('unknown');
-      expect(authenticationOutcome('02', network)).toBe('unknown');
-    },
-  );
-
-  it('agrees with resolveThreeDSecure for every card network and ECI', () => {
-    for (const network of CARD_NETWORKS) {
-      for (let value = 0; value < 100; value += 1) {
-        const resolved = resolveThreeDSecure({
-          type: 'e-commerce',
-          paymentMethod: network,
-          authentication: { eci: value, source: '3ds' },
-        });
-        const outcome = authenticationOutcome(resolved!.eci, network);
-        const table: Record<string, string> = mastercardStyle.includes(network)
-          ? { '02': 'fully-authenticated', '01': 'attempted', '00': 'not-authenticated' }
-          : { '05': 'fully-authenticated', '06': 'attempted', '07': 'not-authenticated' };
-        expect(outcome).toBe(table[resolved!.eci] ?? 'unknown');
-      }
-    }
   });
 });

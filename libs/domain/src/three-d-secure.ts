@@ -1,8 +1,8 @@
 /**
- * The `3dsecure` object of a transaction (CONTRACT §4) and the ECI tables of the card networks.
+ * The public `3dsecure` object of a transaction, resolved from the raw authentication result the PSP reported.
  *
  * Everything here is pure: no I/O, no clock, no randomness. Inputs are treated as untrusted raw PSP data — the
- * functions never throw on junk, they resolve to `null` (or `'unknown'`) instead.
+ * functions never throw on junk, they resolve to `null` instead.
  */
 import { isCardNetwork } from './payment.constants.js';
 
@@ -27,8 +27,9 @@ export type ThreeDSecure = {
 };
 
 /**
- * The raw authentication result as the processing core receives it from the PSP (CONTRACT §2). Every field is
- * optional and untyped on purpose: PSPs send numbers for strings, odd letter case, extra fields and junk.
+ * The raw authentication result as the processing core receives it from the PSP (`authentication` of
+ * `POST /internal/transactions`). Every field is optional and untyped on purpose: PSPs send numbers for strings, odd
+ * letter case, extra fields and junk.
  *
  * `cavv`, `dsTransactionId`, `acsTransactionId` and `threeDSServerTransactionId` are listed so callers can pass the
  * whole PSP object; {@link resolveThreeDSecure} never copies them.
@@ -65,7 +66,7 @@ export interface ResolveThreeDSecureInput {
  *
  * @returns the two-digit ECI, or `null` when none can be resolved.
  */
-export function normalizeEci(eci: unknown): string | null {
+function normalizeEci(eci: unknown): string | null {
   if (typeof eci === 'number') {
     return Number.isInteger(eci) && eci >= 0 && eci <= 99 ? String(eci).padStart(2, '0') : null;
   }
@@ -85,7 +86,7 @@ export function normalizeEci(eci: unknown): string | null {
  *
  * @returns the version, or `null` when it is not numeric.
  */
-export function normalizeThreeDSecureVersion(version: unknown): string | null {
+function normalizeThreeDSecureVersion(version: unknown): string | null {
   let text: string;
   if (typeof version === 'number') {
     if (!Number.isFinite(version) || version < 0) return null;
@@ -104,7 +105,7 @@ export function normalizeThreeDSecureVersion(version: unknown): string | null {
 /**
  * Normalise the authentication flow: `frictionless` or `challenge` in any ASCII letter case; anything else is `null`.
  */
-export function normalizeThreeDSecureFlow(flow: unknown): ThreeDSecureFlow | null {
+function normalizeThreeDSecureFlow(flow: unknown): ThreeDSecureFlow | null {
   if (typeof flow !== 'string') return null;
   if (/^frictionless$/i.test(flow)) return 'frictionless';
   if (/^challenge$/i.test(flow)) return 'challenge';
@@ -112,10 +113,11 @@ export function normalizeThreeDSecureFlow(flow: unknown): ThreeDSecureFlow | nul
 }
 
 /**
- * Resolve the public `3dsecure` object of a transaction (CONTRACT §4). Rules, in order:
+ * Resolve the public `3dsecure` object of a transaction (for merchants: docs/3dsecure.md). Rules, in order:
  *
  * 1. `null` unless `type` is `e-commerce` and `paymentMethod` is a card network ({@link isCardNetwork}); POS,
- *    tap-to-pay and every non-card method (TWINT, invoice, crypto, Apple Pay, Google Pay, …) give `null`.
+ *    tap-to-pay and every other method — TWINT, invoice, crypto, Apple Pay, Google Pay and any method not listed
+ *    (`bank-transfer`, `klarna`) — give `null`.
  * 2. `null` when `authentication` is `null`/absent (or not an object): not collected. Historical transactions are
  *    never backfilled.
  * 3. `null` when no ECI can be resolved ({@link normalizeEci}); otherwise the two-digit ECI passes through.
@@ -151,71 +153,4 @@ export function resolveThreeDSecure(input: ResolveThreeDSecureInput): ThreeDSecu
     };
   }
   return null;
-}
-
-/** What an ECI says about the cardholder authentication. */
-export type AuthenticationOutcome = 'fully-authenticated' | 'attempted' | 'not-authenticated' | 'unknown';
-
-/** Networks that use the Visa ECI values (05 full, 06 attempted, 07 not authenticated). */
-export const VISA_STYLE_ECI_NETWORKS = [
-  'visa',
-  'amex',
-  'discover',
-  'diners',
-  'jcb',
-  'unionpay',
-  'cartes-bancaires',
-] as const;
-
-/** Networks that use the Mastercard ECI values (02 full, 01 attempted, 00 not authenticated). */
-export const MASTERCARD_STYLE_ECI_NETWORKS = ['mastercard', 'maestro'] as const;
-
-/** Visa-style ECI table. */
-export const VISA_ECI_OUTCOMES: Readonly<Record<string, AuthenticationOutcome>> = Object.freeze({
-  '05': 'fully-authenticated',
-  '06': 'attempted',
-  '07': 'not-authenticated',
-});
-
-/** Mastercard-style ECI table. */
-export const MASTERCARD_ECI_OUTCOMES: Readonly<Record<string, AuthenticationOutcome>> = Object.freeze({
-  '02': 'fully-authenticated',
-  '01': 'attempted',
-  '00': 'not-authenticated',
-});
-
-const visaStyle: ReadonlySet<string> = new Set(VISA_STYLE_ECI_NETWORKS);
-const mastercardStyle: ReadonlySet<string> = new Set(MASTERCARD_STYLE_ECI_NETWORKS);
-
-function lookup(table: Readonly<Record<string, AuthenticationOutcome>>, eci: string): AuthenticationOutcome {
-  return Object.hasOwn(table, eci) ? table[eci]! : 'unknown';
-}
-
-/**
- * Interpret an ECI.
- *
- * | Network                                                          | fully-authenticated | attempted | not-authenticated |
- * |------------------------------------------------------------------|---------------------|-----------|-------------------|
- * | Visa, Amex, Discover, Diners, JCB, UnionPay, Cartes Bancaires    | 05                  | 06        | 07                |
- * | Mastercard, Maestro                                              | 02                  | 01        | 00                |
- *
- * - With a known `network`, only that network's table applies (Mastercard `05` is `unknown`).
- * - With a `network` that is not a card network (e.g. `twint`, or a typo), the result is `unknown`.
- * - Without a network (`undefined`/`null`), the value decides: 05/02 full, 06/01 attempted, 07/00 not
- *   authenticated (the two tables do not overlap).
- * - The ECI is normalised like {@link normalizeEci} (`'5'` → `'05'`); any other value is `unknown`.
- *
- * The outcome is informational; whether liability shifts also depends on network, region and card product
- * (see docs/3dsecure.md).
- */
-export function authenticationOutcome(eci: string | null | undefined, network?: string | null): AuthenticationOutcome {
-  const normalized = normalizeEci(eci);
-  if (normalized === null) return 'unknown';
-  if (network === undefined || network === null) {
-    const visa = lookup(VISA_ECI_OUTCOMES, normalized);
-    return visa !== 'unknown' ? visa : lookup(MASTERCARD_ECI_OUTCOMES, normalized);
-  }
-  if (visaStyle.has(network)) return lookup(VISA_ECI_OUTCOMES, normalized);
-  if (mastercardStyle.has(network)) return lookup(MASTERCARD_ECI_OUTCOMES, normalized);
-  return 'unknown';
 }

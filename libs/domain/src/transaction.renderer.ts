@@ -1,6 +1,6 @@
 /**
- * Renderers of the public transaction object (CONTRACT §3). Each renderer is a pure function of the record; the
- * versioned registries (`api-version.ts`, `webhook-version.ts`) map a version to one of these.
+ * Renderers of the public transaction object (read API and webhooks). Each renderer is a pure function of the
+ * record; the versioned registries (`api-version.ts`, `webhook-version.ts`) map a version to one of these.
  */
 import type { PaymentMethod, TransactionStatus, TransactionType } from './payment.constants.js';
 import { toIsoInstant, type TransactionRecord } from './record.shapes.js';

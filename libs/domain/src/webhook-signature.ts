@@ -1,5 +1,5 @@
 /**
- * Webhook secrets and signatures (CONTRACT §5).
+ * Webhook secrets and the signature headers of a delivery attempt.
  *
  * - `webhook-signature`: Standard Webhooks (https://www.standardwebhooks.com): `v1,` + base64 HMAC-SHA256 over
  *   `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`.
@@ -8,10 +8,11 @@
  *   (including `whsec_`) as UTF-8.
  *
  * The body signed is exactly the bytes sent: a string is signed as its UTF-8 bytes, a `Uint8Array`/`Buffer` as is.
+ * Only the sending side lives here; receivers verify with the `standardwebhooks` package or a plain HMAC.
  * No error message ever contains a secret, a key or a signature.
  */
 import { Buffer } from 'node:buffer';
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import {
   WEBHOOK_MIME_TYPES,
   isWebhookContentType,
@@ -20,17 +21,14 @@ import {
 } from './payload-encoding.js';
 
 /** Prefix of every webhook secret. */
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /** Random bytes in a generated secret. */
-export const WEBHOOK_SECRET_BYTES = 32;
+const WEBHOOK_SECRET_BYTES = 32;
 
 /** Accepted key sizes of a secret, in bytes (the Standard Webhooks recommendation). */
-export const WEBHOOK_SECRET_MIN_BYTES = 24;
-export const WEBHOOK_SECRET_MAX_BYTES = 64;
-
-/** Default tolerance between the `webhook-timestamp` and the receiver's clock, both directions. */
-export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
+const WEBHOOK_SECRET_MIN_BYTES = 24;
+const WEBHOOK_SECRET_MAX_BYTES = 64;
 
 /** A webhook body: text (signed as UTF-8) or the exact bytes. */
 export type WebhookBody = string | Uint8Array;
@@ -38,22 +36,6 @@ export type WebhookBody = string | Uint8Array;
 /** A webhook secret is malformed. The message never contains the secret. */
 export class WebhookSecretError extends Error {
   override readonly name = 'WebhookSecretError';
-}
-
-/** Why a Standard Webhooks verification failed. */
-export type WebhookVerificationFailure =
-  'missing-header' | 'invalid-timestamp' | 'timestamp-too-old' | 'timestamp-too-new' | 'invalid-signature';
-
-/** A webhook did not verify. `code` says why; the message never contains a secret or a signature. */
-export class WebhookVerificationError extends Error {
-  override readonly name = 'WebhookVerificationError';
-
-  constructor(
-    readonly code: WebhookVerificationFailure,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Generate a webhook secret: `whsec_` + base64 of 32 cryptographically random bytes. */
@@ -69,7 +51,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * @throws {WebhookSecretError} when the secret lacks the prefix, is not canonical padded base64, or its key is not
  *   24–64 bytes long.
  */
-export function decodeWebhookSecret(secret: string): Buffer {
+function decodeWebhookSecret(secret: string): Buffer {
   if (typeof secret !== 'string' || !secret.startsWith(WEBHOOK_SECRET_PREFIX)) {
     throw new WebhookSecretError(`A webhook secret must start with ${WEBHOOK_SECRET_PREFIX}`);
   }
@@ -103,32 +85,6 @@ function cachedKey(cacheKey: string, make: () => Buffer): KeyObject {
   return key;
 }
 
-/** The Standard Webhooks HMAC key of a secret (validated once, then cached). */
-function standardKey(secret: string): KeyObject {
-  return cachedKey(`s:${secret}`, () => decodeWebhookSecret(secret));
-}
-
-/** Whether `secret` is a well-formed webhook secret ({@link decodeWebhookSecret} accepts it). */
-export function isWebhookSecret(secret: unknown): secret is string {
-  try {
-    decodeWebhookSecret(secret as string);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Input of {@link signStandardWebhook}. */
-export interface SignStandardWebhookInput {
-  /** The `webhook-id`: visible ASCII, 1–256 characters. */
-  webhookId: string;
-  /** The `webhook-timestamp`: Unix seconds, or a `Date` (rounded down to the second). */
-  timestamp: number | Date;
-  body: WebhookBody;
-  /** Valid secrets, newest (current) first. One signature per secret, in this order. */
-  secrets: string | readonly string[];
-}
-
 const WEBHOOK_ID = /^[\x21-\x7e]{1,256}$/;
 
 function checkWebhookId(webhookId: string): string {
@@ -138,8 +94,8 @@ function checkWebhookId(webhookId: string): string {
   return webhookId;
 }
 
-/** The `webhook-timestamp` header value of a timestamp. */
-export function toWebhookTimestamp(timestamp: number | Date): string {
+/** The `webhook-timestamp` header value of a timestamp: Unix seconds, a `Date` rounded down to the second. */
+function toWebhookTimestamp(timestamp: number | Date): string {
   const seconds = timestamp instanceof Date ? Math.floor(timestamp.getTime() / 1000) : timestamp;
   if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) {
     throw new RangeError('timestamp must be a non-negative integer number of Unix seconds or a valid Date');
@@ -155,140 +111,30 @@ function secretList(secrets: string | readonly string[]): readonly string[] {
   return list;
 }
 
-function standardSignature(key: Buffer | KeyObject, webhookId: string, timestamp: string, body: WebhookBody): string {
-  return createHmac('sha256', key).update(`${webhookId}.${timestamp}.`, 'utf8').update(body).digest('base64');
-}
-
-/**
- * Sign a webhook the Standard Webhooks way.
- *
- * @returns the `webhook-signature` header value: `v1,<base64>` per secret, space-separated, newest first.
- * @throws {WebhookSecretError} for a malformed secret or an empty list; {@link TypeError}/{@link RangeError} for a
- *   malformed id or timestamp.
- */
-export function signStandardWebhook({ webhookId, timestamp, body, secrets }: SignStandardWebhookInput): string {
-  const id = checkWebhookId(webhookId);
-  const ts = toWebhookTimestamp(timestamp);
-  return secretList(secrets)
-    .map((secret) => `v1,${standardSignature(standardKey(secret), id, ts, body)}`)
+/** `webhook-signature`: `v1,<base64>` per secret (validated once, then its key cached), space-separated, in order. */
+function standardSignatures(
+  webhookId: string,
+  timestamp: string,
+  body: WebhookBody,
+  secrets: readonly string[],
+): string {
+  return secrets
+    .map((secret) => {
+      const key = cachedKey(`s:${secret}`, () => decodeWebhookSecret(secret));
+      const hmac = createHmac('sha256', key).update(`${webhookId}.${timestamp}.`, 'utf8').update(body);
+      return `v1,${hmac.digest('base64')}`;
+    })
     .join(' ');
 }
 
-/** Headers as Node (`IncomingHttpHeaders`, any letter case) or fetch (`Headers`) provide them. */
-export type WebhookHeaderSource =
-  { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
-
-function header(headers: WebhookHeaderSource | undefined, name: string): string | undefined {
-  if (headers === undefined || headers === null) return undefined;
-  if (typeof headers.get === 'function') {
-    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
-  }
-  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
-  for (const key of Object.keys(record)) {
-    if (key.toLowerCase() !== name) continue;
-    const value = record[key];
-    return typeof value === 'string' ? value : value?.join(' ');
-  }
-  return undefined;
-}
-
-/** Input of {@link verifyStandardWebhook}. Explicit `webhookId`/`timestamp`/`signature` win over `headers`. */
-export interface VerifyStandardWebhookInput {
-  body: WebhookBody;
-  /** The secret, or every secret currently accepted (e.g. during a rotation). */
-  secret: string | readonly string[];
-  /** The request headers: `webhook-id`, `webhook-timestamp`, `webhook-signature` (any letter case). */
-  headers?: WebhookHeaderSource;
-  webhookId?: string;
-  timestamp?: string | number;
-  signature?: string;
-  /** Allowed clock difference in seconds, both directions; default 300. A difference of exactly this is accepted. */
-  toleranceSeconds?: number;
-  /** The receiver's clock; default the current time. */
-  now?: Date;
-}
-
-/**
- * Verify a Standard Webhooks signature: the timestamp must be within the tolerance (past or future) and at least one
- * `v1` signature in the header must match one of the secrets (constant-time comparison). Signatures of other versions
- * are ignored.
- *
- * @throws {WebhookVerificationError} when the webhook does not verify (`code` says why).
- * @throws {WebhookSecretError} when a secret is malformed (a configuration error, not a bad request).
- */
-export function verifyStandardWebhook(input: VerifyStandardWebhookInput): void {
-  const webhookId = input.webhookId ?? header(input.headers, 'webhook-id');
-  const rawTimestamp = input.timestamp ?? header(input.headers, 'webhook-timestamp');
-  const signature = input.signature ?? header(input.headers, 'webhook-signature');
-  if (!webhookId || rawTimestamp === undefined || rawTimestamp === '' || !signature) {
-    throw new WebhookVerificationError(
-      'missing-header',
-      'The webhook-id, webhook-timestamp and webhook-signature headers are required',
-    );
-  }
-  const timestamp = String(rawTimestamp);
-  if (!/^[0-9]{1,15}$/.test(timestamp)) {
-    throw new WebhookVerificationError('invalid-timestamp', 'The webhook-timestamp is not Unix seconds');
-  }
-  const tolerance = input.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_SECONDS;
-  const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
-  const age = nowSeconds - Number(timestamp);
-  if (age > tolerance) {
-    throw new WebhookVerificationError('timestamp-too-old', 'The webhook-timestamp is too old');
-  }
-  if (-age > tolerance) {
-    throw new WebhookVerificationError('timestamp-too-new', 'The webhook-timestamp is too far in the future');
-  }
-  const expected = secretList(input.secret).map((secret) =>
-    Buffer.from(standardSignature(decodeWebhookSecret(secret), webhookId, timestamp, input.body), 'utf8'),
-  );
-  const candidates = signature
-    .split(' ')
-    .filter((part) => part.startsWith('v1,'))
-    .map((part) => Buffer.from(part.slice(3), 'utf8'));
-  let matched = false;
-  for (const candidate of candidates) {
-    for (const wanted of expected) {
-      // Not short-circuited: every comparison runs, each in constant time.
-      if (candidate.length === wanted.length && timingSafeEqual(candidate, wanted)) matched = true;
-    }
-  }
-  if (!matched) {
-    throw new WebhookVerificationError('invalid-signature', 'No webhook-signature matches');
-  }
-}
-
-/** Like {@link verifyStandardWebhook}, but `false` instead of a {@link WebhookVerificationError}. */
-export function isValidStandardWebhook(input: VerifyStandardWebhookInput): boolean {
-  try {
-    verifyStandardWebhook(input);
-    return true;
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) return false;
-    throw error;
-  }
-}
-
-/**
- * The `x-webhook-signature` of the older scheme: lowercase hex HMAC-SHA256 of the body, keyed with the whole secret
- * string (including `whsec_`) as UTF-8.
- */
-export function signLegacyHex(body: WebhookBody, secret: string): string {
-  if (typeof secret !== 'string' || secret === '') throw new WebhookSecretError('A webhook secret is required');
+/** `x-webhook-signature`: lowercase hex HMAC-SHA256 of the body, keyed with the whole secret string as UTF-8. */
+function legacyHexSignature(body: WebhookBody, secret: string): string {
   return createHmac(
     'sha256',
     cachedKey(`l:${secret}`, () => Buffer.from(secret, 'utf8')),
   )
     .update(body)
     .digest('hex');
-}
-
-/** Verify an `x-webhook-signature` (hex, either letter case) in constant time. */
-export function verifyLegacyHex(body: WebhookBody, secret: string, signature: string): boolean {
-  if (typeof signature !== 'string') return false;
-  const expected = Buffer.from(signLegacyHex(body, secret), 'utf8');
-  const given = Buffer.from(signature.toLowerCase(), 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** The headers of one webhook delivery attempt (a type alias, so it is assignable to `Record<string, string>`). */
@@ -301,23 +147,36 @@ export type WebhookHeaders = {
 };
 
 /** Input of {@link buildWebhookHeaders}. */
-export interface BuildWebhookHeadersInput extends SignStandardWebhookInput {
+export interface BuildWebhookHeadersInput {
+  /** The `webhook-id`: visible ASCII, 1–256 characters (the same on every repeat of a delivery). */
+  webhookId: string;
+  /** The `webhook-timestamp`: Unix seconds, or a `Date` (rounded down to the second). */
+  timestamp: number | Date;
+  body: WebhookBody;
+  /** Valid secrets, newest (current) first. One `webhook-signature` signature per secret, in this order. */
+  secrets: string | readonly string[];
   /** The webhook's content type setting (`json`, `php-post`) or the MIME type `encodePayload` returned. */
   contentType: WebhookContentType | WebhookMimeType;
 }
 
 /**
- * Every header of a delivery attempt (CONTRACT §5). `webhook-signature` carries one signature per secret;
- * `x-webhook-signature` uses the first (current) secret.
+ * Every header of a delivery attempt: `content-type`, `webhook-id`, `webhook-timestamp`, `webhook-signature` with one
+ * signature per secret, and `x-webhook-signature` made with the first (current) secret.
+ *
+ * @throws {WebhookSecretError} for a malformed secret or an empty list; {@link TypeError}/{@link RangeError} for a
+ *   malformed id, timestamp or content type.
  */
 export function buildWebhookHeaders(input: BuildWebhookHeadersInput): WebhookHeaders {
   const secrets = secretList(input.secrets);
+  const webhookId = checkWebhookId(input.webhookId);
+  const timestamp = toWebhookTimestamp(input.timestamp);
   return {
     'content-type': toMimeType(input.contentType),
-    'webhook-id': checkWebhookId(input.webhookId),
-    'webhook-timestamp': toWebhookTimestamp(input.timestamp),
-    'webhook-signature': signStandardWebhook({ ...input, secrets }),
-    'x-webhook-signature': signLegacyHex(input.body, secrets[0]!),
+    'webhook-id': webhookId,
+    'webhook-timestamp': timestamp,
+    // Validates every secret, so the first one is a well-formed secret below.
+    'webhook-signature': standardSignatures(webhookId, timestamp, input.body, secrets),
+    'x-webhook-signature': legacyHexSignature(input.body, secrets[0]!),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Webhook payload versions (CONTRACT §5) and the registry of payload renderers.
+ * Webhook payload versions (`2025-01-15`, `2026-08-20` with `3dsecure`) and the registry of payload renderers.
  *
  * Adding a version: append it to {@link WEBHOOK_VERSIONS} and add one entry to {@link WEBHOOK_RENDERERS}. Never edit
  * an existing entry — receivers pinned to an old version must keep receiving exactly the same trees.

@@ -1,0 +1,31 @@
+import type { WebhookSubject } from './webhook-version.js';
+
+/**
+ * What a delivery, and each of its log entries, shows of the subject of its event: `psp, type, uuid` of a
+ * transaction; the id of a subscription or payout as `uuid`.
+ */
+export interface DeliverySubject {
+  psp?: string;
+  type?: string;
+  uuid: string;
+}
+
+/** The subject of an event as its delivery records it (the fan-out's events and the dispatcher's test events alike). */
+export function deliverySubjectOf(subject: WebhookSubject): DeliverySubject {
+  switch (subject.type) {
+    case 'transaction': {
+      const { psp, type, uuid } = subject.transaction;
+      return { psp, type, uuid };
+    }
+    case 'subscription':
+      return { uuid: subject.subscription.id };
+    case 'payout':
+      return { uuid: subject.payout.id };
+  }
+}
+
+/**
+ * Attempts of one delivery that resends may add up to: far beyond the 11 automatic ones, and a bound on what the log
+ * reads to number an entry (its place among its delivery's attempts).
+ */
+export const MAX_ATTEMPTS_PER_DELIVERY = 50;

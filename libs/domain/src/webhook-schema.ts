@@ -1,0 +1,382 @@
+/**
+ * JSON Schemas (draft 2020-12, the dialect of OpenAPI 3.1) of the webhook payloads and headers, generated from the
+ * registry of webhook versions ({@link WEBHOOK_RENDERERS}).
+ *
+ * What each renderer returns is described once, in {@link RENDERED_SHAPES}; the schema of an event type in a version
+ * is the shape of the renderer that version uses for it. A new version that reuses renderers has its schemas without
+ * further code; a version with a new renderer needs that renderer's shape here (the specs check every version and
+ * event type).
+ *
+ * Every object is closed: it has exactly its listed keys, each one required — a payload always carries every key,
+ * `null` where a value is empty.
+ */
+import { TRANSACTION_RENDERERS, API_VERSIONS } from './api-version.js';
+import { encodePhpPost, WEBHOOK_MIME_TYPES, type PayloadObject } from './payload-encoding.js';
+import {
+  CARD_NETWORKS,
+  PAYMENT_METHOD_MAX_LENGTH,
+  PAYMENT_METHOD_PATTERN,
+  TRANSACTION_STATUSES,
+  TRANSACTION_TYPES,
+} from './payment.constants.js';
+import { SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from './record.shapes.js';
+import { renderTransactionBase, renderTransactionWithThreeDSecure } from './transaction.renderer.js';
+import type { WebhookHeaders } from './webhook-signature.js';
+import {
+  isWebhookEventType,
+  isWebhookVersion,
+  renderPayout,
+  renderSubscription,
+  renderWebhookPayload,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_RENDERERS,
+  WEBHOOK_VERSIONS,
+  type WebhookEventType,
+  type WebhookSubject,
+  type WebhookVersion,
+} from './webhook-version.js';
+
+/** A JSON Schema (2020-12) as a plain object. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** The JSON Schema dialect of the schemas here (and of OpenAPI 3.1). */
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** An object with exactly these properties, every one required. */
+function closedObject(description: string, properties: Record<string, JsonSchema>): JsonSchema {
+  return { type: 'object', description, properties, required: Object.keys(properties), additionalProperties: false };
+}
+
+const UUID: JsonSchema = { type: 'string', format: 'uuid' };
+const NULLABLE_UUID: JsonSchema = { type: ['string', 'null'], format: 'uuid' };
+const NULLABLE_TEXT: JsonSchema = { type: ['string', 'null'] };
+const INSTANT: JsonSchema = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$',
+  description: 'ISO 8601 in UTC with milliseconds.',
+};
+const AMOUNT: JsonSchema = { type: 'integer', minimum: 1, description: 'Minor units of the currency (1990 = 19.90).' };
+const CURRENCY: JsonSchema = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.' };
+const REFERENCE_ID: JsonSchema = { ...NULLABLE_TEXT, description: "The merchant's reference (e.g. the order number)." };
+
+const THREE_D_SECURE: JsonSchema = {
+  description:
+    'The result of the 3-D Secure authentication of an e-commerce card payment, or null (not a card payment, not ' +
+    'collected, or not readable). Never a cryptogram or a 3-D Secure transaction id.',
+  anyOf: [
+    {
+      ...closedObject('Exactly the keys eci, source, version, flow.', {
+        eci: { type: 'string', pattern: '^[0-9]{2}$', description: 'Electronic Commerce Indicator, two digits.' },
+        source: {
+          type: 'string',
+          enum: ['3ds', 'token'],
+          description: '`3ds`: a 3-D Secure authentication; `token`: a network token cryptogram.',
+        },
+        version: {
+          type: ['string', 'null'],
+          pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$',
+          description: 'The 3-D Secure protocol version in three parts; null for `token` or when not numeric.',
+        },
+        flow: {
+          type: ['string', 'null'],
+          enum: ['frictionless', 'challenge', null],
+          description: 'How the issuer authenticated; null for `token` or when unknown.',
+        },
+      }),
+      if: { properties: { source: { const: 'token' } }, required: ['source'] },
+      then: { properties: { version: { type: 'null' }, flow: { type: 'null' } } },
+    },
+    { type: 'null' },
+  ],
+};
+
+const TRANSACTION_BASE: Record<string, JsonSchema> = {
+  uuid: UUID,
+  referenceId: REFERENCE_ID,
+  status: { type: 'string', enum: TRANSACTION_STATUSES },
+  psp: { type: 'string', description: 'The payment service provider that processed the payment.' },
+  type: { type: 'string', enum: TRANSACTION_TYPES },
+  paymentMethod: {
+    type: 'string',
+    pattern: PAYMENT_METHOD_PATTERN.source,
+    maxLength: PAYMENT_METHOD_MAX_LENGTH,
+    description:
+      `A lowercase slug; the list is open (e.g. \`twint\`, \`bank-transfer\`). Card networks: ` +
+      `${CARD_NETWORKS.join(', ')}.`,
+  },
+  amount: AMOUNT,
+  currency: CURRENCY,
+  integrationId: { ...NULLABLE_UUID, description: 'The integration the payment came through; null for none.' },
+  createdAt: INSTANT,
+  updatedAt: { ...INSTANT, description: 'The time of the latest change (ISO 8601 in UTC with milliseconds).' },
+};
+
+/** The API versions whose transaction renderer is `renderer`, e.g. `API 1.0–1.16`. */
+function apiVersionsOf(renderer: unknown): string {
+  const versions = API_VERSIONS.filter((version) => TRANSACTION_RENDERERS[version] === renderer);
+  return versions.length === 1 ? `API ${versions[0]}` : `API ${versions[0]}–${versions[versions.length - 1]}`;
+}
+
+/** What each renderer of the registry returns. */
+const RENDERED_SHAPES: ReadonlyMap<unknown, JsonSchema> = new Map<unknown, JsonSchema>([
+  [
+    renderTransactionBase,
+    closedObject(
+      `The transaction object without \`3dsecure\`, as in ${apiVersionsOf(renderTransactionBase)}.`,
+      TRANSACTION_BASE,
+    ),
+  ],
+  [
+    renderTransactionWithThreeDSecure,
+    closedObject(
+      `The transaction object with \`3dsecure\` (always present, an object or null), as in ` +
+        `${apiVersionsOf(renderTransactionWithThreeDSecure)}.`,
+      { ...TRANSACTION_BASE, '3dsecure': THREE_D_SECURE },
+    ),
+  ],
+  [
+    renderSubscription,
+    closedObject('The subscription, as it is after the event.', {
+      id: UUID,
+      status: { type: 'string', enum: SUBSCRIPTION_STATUSES },
+      event: {
+        type: ['string', 'null'],
+        enum: [...SUBSCRIPTION_EVENTS, null],
+        description: 'The event this webhook reports; null when the subscription was created.',
+      },
+      referenceId: REFERENCE_ID,
+      amount: AMOUNT,
+      currency: CURRENCY,
+      interval: {
+        type: 'string',
+        description: 'Billing interval: daily, weekly, monthly, quarterly, yearly, or an ISO 8601 duration (P1M).',
+      },
+      integrationId: { ...NULLABLE_UUID, description: 'The integration of the subscription; null for none.' },
+      createdAt: INSTANT,
+      updatedAt: INSTANT,
+    }),
+  ],
+  [
+    renderPayout,
+    closedObject('The payout. Payouts belong to no integration.', {
+      id: UUID,
+      status: { type: 'string', description: 'A new payout is `initialised`.' },
+      amount: AMOUNT,
+      currency: CURRENCY,
+      createdAt: INSTANT,
+    }),
+  ],
+]);
+
+/** When each event type fires. */
+const EVENT_DESCRIPTIONS: { readonly [T in WebhookEventType]: string } = {
+  transaction:
+    'Sent when a transaction is recorded and on every change of its status, with the same payload: the transaction ' +
+    'as it is now.',
+  subscription:
+    'Sent when a subscription is created (`event` null) and on each of its events: ' +
+    `${SUBSCRIPTION_EVENTS.join(', ')}.`,
+  payout: 'Sent when a payout is created.',
+};
+
+/** The sample each example renders: a Visa payment with a 3-D Secure challenge, a renewal, a payout. */
+const SAMPLE_SUBJECTS: { readonly [T in WebhookEventType]: Extract<WebhookSubject, { type: T }> } = {
+  transaction: {
+    type: 'transaction',
+    transaction: {
+      uuid: '0b8a6a3e-3f53-4d7e-9c1f-0d1f1c6a9e21',
+      referenceId: 'order-4711',
+      status: 'confirmed',
+      psp: 'Payrexx Direct',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 1990,
+      currency: 'CHF',
+      integrationId: '6f1c1d34-0a3b-4bcb-9c43-2d7e0b8f4c10',
+      createdAt: '2026-11-22T10:00:00.000Z',
+      updatedAt: '2026-11-22T10:00:04.250Z',
+      threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
+    },
+  },
+  subscription: {
+    type: 'subscription',
+    subscription: {
+      id: '4c1f9f6e-8a0d-4c7b-a0f5-5f3f2a1b9c77',
+      status: 'active',
+      event: 'renewed',
+      referenceId: 'abo-17',
+      amount: 4900,
+      currency: 'EUR',
+      interval: 'P1M',
+      integrationId: null,
+      createdAt: '2026-01-01T08:00:00.000Z',
+      updatedAt: '2026-11-01T08:00:00.123Z',
+    },
+  },
+  payout: {
+    type: 'payout',
+    payout: {
+      id: '9e0c3c8e-1d2b-4f5a-8e6d-7c4b3a2f1e0d',
+      status: 'initialised',
+      amount: 125000,
+      currency: 'CHF',
+      createdAt: '2026-11-22T23:59:59.999Z',
+    },
+  },
+};
+
+function checkArguments(eventType: WebhookEventType, version: WebhookVersion): void {
+  if (!isWebhookVersion(version)) throw new RangeError(`Unknown webhook version: ${String(version).slice(0, 20)}`);
+  if (!isWebhookEventType(eventType)) {
+    throw new RangeError(`Unknown webhook event type: ${String(eventType).slice(0, 20)}`);
+  }
+}
+
+/**
+ * The JSON Schema of the payload of an event type in a webhook version: `{"transaction": …}`, `{"subscription": …}`
+ * or `{"payout": …}`, closed at every level.
+ *
+ * @throws {RangeError} for an unknown version or event type, or a renderer without a shape in this module.
+ */
+export function webhookPayloadSchema(eventType: WebhookEventType, version: WebhookVersion): JsonSchema {
+  checkArguments(eventType, version);
+  const shape = RENDERED_SHAPES.get(WEBHOOK_RENDERERS[version][eventType]);
+  if (shape === undefined) {
+    throw new RangeError(`No schema describes the ${eventType} renderer of webhook version ${version}`);
+  }
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    title: `${eventType} webhook, version ${version}`,
+    ...closedObject(EVENT_DESCRIPTIONS[eventType], { [eventType]: shape }),
+  };
+}
+
+/** The example payload of an event type in a webhook version, rendered by that version's renderer. */
+export function webhookPayloadExample(eventType: WebhookEventType, version: WebhookVersion): PayloadObject {
+  checkArguments(eventType, version);
+  return renderWebhookPayload(version, SAMPLE_SUBJECTS[eventType]) as PayloadObject;
+}
+
+/** The schema and an example of one event type's payload in one version. */
+export interface WebhookPayloadDoc {
+  eventType: WebhookEventType;
+  version: WebhookVersion;
+  /** The JSON body. */
+  schema: JsonSchema;
+  example: PayloadObject;
+  /** What PHP rebuilds from the PHP-Post body ({@link phpPostSchema} of `schema`). */
+  phpPostSchema: JsonSchema;
+  /** The example as a PHP-Post body (`encodePhpPost`). */
+  phpPostExample: string;
+}
+
+/** Every event type in every webhook version (versions oldest first, then event types in their order). */
+export function webhookPayloadDocs(): WebhookPayloadDoc[] {
+  return WEBHOOK_VERSIONS.flatMap((version) =>
+    WEBHOOK_EVENT_TYPES.map((eventType) => {
+      const schema = webhookPayloadSchema(eventType, version);
+      const example = webhookPayloadExample(eventType, version);
+      return {
+        eventType,
+        version,
+        schema,
+        example,
+        phpPostSchema: phpPostSchema(schema),
+        phpPostExample: encodePhpPost(example),
+      };
+    }),
+  );
+}
+
+/** Keywords that constrain numbers only: a number's decimal text is checked by a pattern instead. */
+const NUMBER_KEYWORDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+
+/** A scalar as a PHP-Post value (see `encodePhpPost`). */
+function phpText(value: unknown): string {
+  if (value === null) return '';
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  return String(value);
+}
+
+/**
+ * The schema of what PHP rebuilds (`$_POST`, `parse_str`) from the PHP-Post body of a payload that `schema` accepts:
+ * the same tree with every leaf a string — `null` is `''`, a number its decimal text, `true`/`false` `'1'`/`'0'`.
+ * Closed objects stay closed. Handles the keywords the payload schemas use.
+ *
+ * @throws {RangeError} for `type: array` (PHP rebuilds a list as an object keyed 0…n-1; no payload has one).
+ */
+export function phpPostSchema(schema: JsonSchema): JsonSchema {
+  const { type, ...rest } = schema;
+  if (Array.isArray(type)) {
+    return { anyOf: type.map((one: unknown) => phpPostSchema({ ...rest, type: one })) };
+  }
+  if (type === 'null') return { const: '' };
+  const out: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(rest)) {
+    if (keyword === 'properties') {
+      out[keyword] = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([key, child]) => [key, phpPostSchema(child)]),
+      );
+    } else if (keyword === 'anyOf' || keyword === 'oneOf' || keyword === 'allOf') {
+      out[keyword] = (value as JsonSchema[]).map(phpPostSchema);
+    } else if (keyword === 'if' || keyword === 'then' || keyword === 'else' || keyword === 'not') {
+      out[keyword] = phpPostSchema(value as JsonSchema);
+    } else if (keyword === 'const') {
+      out[keyword] = phpText(value);
+    } else if (keyword === 'enum') {
+      out[keyword] = (value as unknown[]).map(phpText);
+    } else if (!NUMBER_KEYWORDS.has(keyword)) {
+      out[keyword] = value;
+    }
+  }
+  switch (type) {
+    case undefined:
+    case 'object':
+    case 'string':
+      return type === undefined ? out : { type, ...out };
+    case 'integer':
+      return { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$', ...out };
+    case 'number':
+      return { type: 'string', pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?$', ...out };
+    case 'boolean':
+      return { enum: ['1', '0'], ...out };
+    default:
+      throw new RangeError(`phpPostSchema: type ${JSON.stringify(type)} has no PHP-Post form here`);
+  }
+}
+
+/** The headers of every delivery attempt, each with its schema (keys as `buildWebhookHeaders` sends them). */
+export const WEBHOOK_HEADER_SCHEMAS: { readonly [H in keyof WebhookHeaders]: JsonSchema } = {
+  'content-type': {
+    type: 'string',
+    enum: Object.values(WEBHOOK_MIME_TYPES),
+    description:
+      'The webhook\'s content type: `application/json`, or `application/x-www-form-urlencoded` for "PHP-Post".',
+  },
+  'webhook-id': {
+    type: 'string',
+    format: 'uuid',
+    description: 'One id per event and webhook, the same on every repeat: deduplicate on it.',
+  },
+  'webhook-timestamp': {
+    type: 'string',
+    pattern: '^[0-9]+$',
+    description: 'Unix seconds of this attempt (signed with the body: reject old ones to stop replays).',
+  },
+  'webhook-signature': {
+    type: 'string',
+    pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$',
+    description:
+      'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the ' +
+      'base64-decoded part of the secret after `whsec_`. During a secret rotation one signature per valid secret, ' +
+      'newest first, space-separated: accept the request when any of them matches.',
+  },
+  'x-webhook-signature': {
+    type: 'string',
+    pattern: '^[0-9a-f]{64}$',
+    description:
+      'For receivers built for the older scheme: lowercase hex HMAC-SHA256 of the body, keyed with the whole ' +
+      'secret string as UTF-8 (the current secret only).',
+  },
+};

@@ -2,3 +2,8 @@ export * from './infrastructure.js';
 export * from './test-env.js';
 export * from './http-app.harness.js';
 export * from './health.suite.js';
+export * from './openapi-lint.js';
+export * from './webhook-body.js';
+export * from './monitoring.js';
+export * from './metrics.suite.js';
+export * from './stdout-capture.js';

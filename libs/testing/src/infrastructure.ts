@@ -10,7 +10,11 @@ import { rabbitmqctl as localRabbitmqctl } from './test-env.js';
  *  2. the local services on 127.0.0.1:5432 and :5672;
  *  3. containers started by testcontainers, when a Docker engine answers;
  *  otherwise the run fails with a message that says what to do.
- * Every run gets its own database (created, migrated, dropped after) and its own vhost.
+ * Every run gets its own database (created, migrated, dropped after) and its own vhost. The migration also creates
+ * the apps' database roles (transaction_api, webhook_config, webhook_dispatcher) when the server has none yet: roles
+ * belong to the server, so every run shares them and none drops them. The apps under test connect with the run's
+ * URL and take their role at connection start, so TEST_DATABASE_URL's login must be a superuser (or a member of
+ * the three roles with CREATEROLE, if they do not exist yet).
  */
 export interface TestInfrastructure {
   databaseUrl: string;

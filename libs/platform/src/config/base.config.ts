@@ -1,11 +1,12 @@
 import { DEFAULT_AMQP_URL } from '#messaging';
 import { DATABASE_URL_PROTOCOLS, DEFAULT_DATABASE_URL } from '#persistence';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevelName } from '../logging/app-logger.js';
 import { EnvReader } from './env.reader.js';
 
 export const NODE_ENVS = ['development', 'test', 'production'] as const;
 
 /**
- * CONTRACT §1: the wait before repeat 1..10 of a failed delivery with retryOnError. The dispatcher schedules with it;
+ * The default wait before repeat 1..10 of a failed delivery with retryOnError. The dispatcher schedules with it;
  * webhook-config reads the same variable to tell merchants what "retry on error" means.
  */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS = '1m,15m,1h,2h,4h,24h,24h,24h,24h,24h';
@@ -15,7 +16,7 @@ export const readRetryDelays = (reader: EnvReader): number[] =>
   reader.durations('WEBHOOK_RETRY_DELAYS', { default: DEFAULT_WEBHOOK_RETRY_DELAYS, minCount: 1, maxCount: 10 });
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
-/** Settings every app shares (CONTRACT §1). */
+/** Settings every app shares, from the environment (README, Configuration). */
 export interface BaseConfig {
   nodeEnv: NodeEnv;
   /** development and test allow the documented development defaults; production requires every secret. */
@@ -24,7 +25,9 @@ export interface BaseConfig {
   amqpUrl: string;
   /** DATABASE_STATEMENT_TIMEOUT: PostgreSQL cancels a statement still running after this long (0: the server's own setting). */
   databaseStatementTimeoutMs: number;
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  logLevel: LogLevelName;
+  /** LOG_FORMAT: `json` (one object per line) by default in production, `pretty` (readable lines) otherwise. */
+  logFormat: LogFormat;
 }
 
 /** Creates the reader for one app and reads the shared part of its configuration. */
@@ -40,7 +43,8 @@ export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; bas
     databaseUrl: reader.url('DATABASE_URL', DATABASE_URL_PROTOCOLS, { default: DEFAULT_DATABASE_URL }),
     amqpUrl: reader.url('AMQP_URL', ['amqp:', 'amqps:'], { default: DEFAULT_AMQP_URL }),
     databaseStatementTimeoutMs: reader.duration('DATABASE_STATEMENT_TIMEOUT', { default: 10_000, min: 0 }),
-    logLevel: reader.oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, isDevelopment ? 'pretty' : 'json'),
   };
   return { reader, base };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readBaseConfig } from './base.config.js';
-import { ConfigError, EnvReader, parseDuration } from './env.reader.js';
+import { ConfigError, EnvReader } from './env.reader.js';
 
 const fail = (fn: () => void): ConfigError => {
   try {
@@ -40,6 +40,84 @@ describe('EnvReader', () => {
     expect(error.message).not.toContain('short');
   });
 
+  describe('placeholder secrets', () => {
+    const devToken = 'development-platform-token';
+    const devKey = Buffer.alloc(32, 'dev-only-key').toString('base64');
+    const read = (env: NodeJS.ProcessEnv, development: boolean) => {
+      const reader = new EnvReader(env, development);
+      const values = {
+        token: reader.secret('PLATFORM_TOKEN', { devDefault: devToken, minLength: 16 }),
+        key: reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: devKey }),
+      };
+      return { reader, values };
+    };
+
+    it.each([
+      ['the secret template', 'CHANGE_ME_AT_LEAST_16_CHARACTERS', 'CHANGE_ME_32_BYTES_BASE64'],
+      ['CHANGE_ME in any case', 'change_me-please-0123456789', 'Change_Me'],
+      ['the development defaults', devToken, devKey],
+      ['the development key without its padding', devToken, devKey.replace(/=+$/, '')],
+    ])('production refuses %s, naming the variable and never the value', (_, token, key) => {
+      const { reader, values } = read({ PLATFORM_TOKEN: token, SECRET_ENCRYPTION_KEY: key }, false);
+      expect(values).toEqual({ token: '', key: Buffer.alloc(0) });
+      const error = fail(() => reader.done());
+      expect(error.problems).toEqual([
+        'PLATFORM_TOKEN is a placeholder (CHANGE_ME… or the development default); set a real secret',
+        'SECRET_ENCRYPTION_KEY is a placeholder (CHANGE_ME… or the development default); set a real secret',
+      ]);
+      expect(error.message).not.toContain(token);
+      expect(error.message).not.toContain(key);
+    });
+
+    it('production refuses the empty values of docker-compose.yml as unset', () => {
+      const { reader } = read({ PLATFORM_TOKEN: '', SECRET_ENCRYPTION_KEY: ' ' }, false);
+      expect(fail(() => reader.done()).problems).toEqual([
+        'PLATFORM_TOKEN is required outside development',
+        'SECRET_ENCRYPTION_KEY is required outside development',
+      ]);
+    });
+
+    it('development uses the defaults, given or not, and lets the placeholders reach the usual checks', () => {
+      const defaults = read({}, true);
+      expect(defaults.values.token).toBe(devToken);
+      expect(defaults.values.key.equals(Buffer.from(devKey, 'base64'))).toBe(true);
+      expect(() => defaults.reader.done()).not.toThrow();
+      const given = read({ PLATFORM_TOKEN: devToken, SECRET_ENCRYPTION_KEY: devKey }, true);
+      expect(given.values.token).toBe(devToken);
+      expect(() => given.reader.done()).not.toThrow();
+      const template = read({ PLATFORM_TOKEN: 'CHANGE_ME_AT_LEAST_16_CHARACTERS' }, true);
+      expect(template.values.token).toBe('CHANGE_ME_AT_LEAST_16_CHARACTERS');
+    });
+
+    it('production accepts a real secret that merely contains CHANGE_ME', () => {
+      const key = Buffer.alloc(32, 9).toString('base64');
+      const { reader, values } = read(
+        { PLATFORM_TOKEN: 'prod-CHANGE_ME-0123456789', SECRET_ENCRYPTION_KEY: key },
+        false,
+      );
+      expect(values.token).toBe('prod-CHANGE_ME-0123456789');
+      expect(() => reader.done()).not.toThrow();
+    });
+
+    it('production refuses a URL whose password is CHANGE_ME…, and only in production', () => {
+      const urls = {
+        DATABASE_URL: 'postgres://payments:CHANGE_ME@postgres:5432/payments',
+        AMQP_URL: 'amqps://payments:change_me%2Dtoo@rabbitmq:5671',
+      };
+      const reader = new EnvReader(urls, false);
+      expect(reader.url('DATABASE_URL', ['postgres:'])).toBe('');
+      expect(reader.url('AMQP_URL', ['amqps:'])).toBe('');
+      expect(fail(() => reader.done()).problems).toEqual([
+        "DATABASE_URL's password is a placeholder (CHANGE_ME… or the development default); set a real secret",
+        "AMQP_URL's password is a placeholder (CHANGE_ME… or the development default); set a real secret",
+      ]);
+      expect(new EnvReader(urls, true).url('DATABASE_URL', ['postgres:'])).toBe(urls.DATABASE_URL);
+      const real = new EnvReader({ DATABASE_URL: 'postgres://payments:s3cret@postgres/payments' }, false);
+      expect(real.url('DATABASE_URL', ['postgres:'])).toBe('postgres://payments:s3cret@postgres/payments');
+      expect(() => real.done()).not.toThrow();
+    });
+  });
+
   it('accepts a 32-byte base64 key and returns its bytes', () => {
     const key = Buffer.alloc(32, 7);
     const reader = new EnvReader({ KEY: key.toString('base64') }, false);
@@ -60,10 +138,9 @@ describe('EnvReader', () => {
   });
 
   it('parses durations, numbers, booleans and ports, collecting every problem', () => {
-    expect(parseDuration('20s')).toBe(20_000);
-    expect(parseDuration('20')).toBeUndefined();
-    const reader = new EnvReader({ T: '250', B: 'maybe', P: '70000', U: 'ftp://x', N: 'x' }, false);
+    const reader = new EnvReader({ T: '250', S: '20s', B: 'maybe', P: '70000', U: 'ftp://x', N: 'x' }, false);
     expect(reader.duration('T', { default: 1 })).toBe(250);
+    expect(reader.duration('S', { default: 1 })).toBe(20_000);
     reader.bool('B', false);
     reader.port('P', 3000);
     reader.url('U', ['http:']);
@@ -95,6 +172,63 @@ describe('EnvReader', () => {
       ]);
     }
   });
+
+  it('reads IP addresses and CIDR ranges in canonical form, and refuses anything else without echoing it', () => {
+    const read = (value?: string) => new EnvReader({ SENDERS: value }, false).addressRanges('SENDERS');
+    expect(read(undefined)).toEqual([]);
+    expect(read(' 203.0.113.7, 198.51.100.0/24 ,2001:DB8:0:0::1,2001:db8:1::/48, 203.0.113.7,')).toEqual([
+      '203.0.113.7',
+      '198.51.100.0/24',
+      '2001:db8::1',
+      '2001:db8:1::/48',
+    ]);
+    expect(read('0.0.0.0/0,::/0,192.0.2.1/32,2001:db8::1/128')).toEqual([
+      '0.0.0.0/0',
+      '::/0',
+      '192.0.2.1/32',
+      '2001:db8::1/128',
+    ]);
+    for (const value of [
+      'egress.example',
+      '203.0.113.7/24',
+      '2001:db8::1/48',
+      '10.0.0.0/33',
+      '::/129',
+      '1.2.3.4/8/8',
+      'fe80::1%eth0',
+      '010.0.0.1',
+    ]) {
+      const reader = new EnvReader({ SENDERS: `203.0.113.0/24,${value}` }, false);
+      expect(reader.addressRanges('SENDERS')).toEqual([]);
+      const error = fail(() => reader.done());
+      expect(error.problems).toEqual([
+        expect.stringMatching(/^SENDERS must be a comma-separated list of IP addresses/),
+      ]);
+      expect(error.message).not.toContain(value);
+    }
+  });
+
+  it('reads an optional forward proxy http://host:port and never prints its credentials', () => {
+    const read = (value?: string) => new EnvReader({ PROXY: value }, false).forwardProxy('PROXY');
+    expect(read(undefined)).toBeUndefined();
+    expect(read('http://egress.internal:3128')).toBe('http://egress.internal:3128');
+    expect(read('http://user:s3cret@10.0.0.5:3128/')).toBe('http://user:s3cret@10.0.0.5:3128/');
+    for (const value of [
+      'https://user:s3cret@egress.internal:3128',
+      'socks5://user:s3cret@h:1080',
+      'http://user:s3cret@h:3128/path',
+      'http://user:s3cret@h:3128?x=1',
+      'user:s3cret@h:3128',
+    ]) {
+      const reader = new EnvReader({ PROXY: value }, false);
+      expect(reader.forwardProxy('PROXY')).toBeUndefined();
+      const error = fail(() => reader.done());
+      expect(error.problems).toEqual([
+        'PROXY must be a forward proxy URL http://host:port, without path, query or fragment',
+      ]);
+      expect(error.message).not.toContain('s3cret');
+    }
+  });
 });
 
 describe('readBaseConfig', () => {
@@ -116,6 +250,21 @@ describe('readBaseConfig', () => {
     expect(fail(() => reader.done()).problems).toEqual([
       expect.stringMatching(/^DATABASE_STATEMENT_TIMEOUT must be a duration/),
     ]);
+  });
+
+  it('reads LOG_FORMAT: json by default in production, pretty otherwise; anything else is refused by name', () => {
+    const format = (env: NodeJS.ProcessEnv) => readBaseConfig(env).base.logFormat;
+    expect([format({}), format({ NODE_ENV: 'development' }), format({ NODE_ENV: 'test' })]).toEqual([
+      'json',
+      'pretty',
+      'pretty',
+    ]);
+    expect([format({ LOG_FORMAT: 'pretty' }), format({ NODE_ENV: 'test', LOG_FORMAT: 'json' })]).toEqual([
+      'pretty',
+      'json',
+    ]);
+    const { reader } = readBaseConfig({ LOG_FORMAT: 'xml' });
+    expect(fail(() => reader.done()).problems).toEqual(['LOG_FORMAT must be one of json, pretty']);
   });
 
   it('rejects a DATABASE_URL that is not a postgres URL, without echoing it', () => {

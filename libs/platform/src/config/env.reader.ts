@@ -14,7 +14,7 @@ export class ConfigError extends Error {
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /** Parses `1m`, `15m`, `1h`, `500ms`, `20s` into milliseconds; undefined when malformed. */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const match = /^(\d+)(ms|s|m|h)$/.exec(text.trim());
   if (!match) return undefined;
   return Number(match[1]) * DURATION_UNITS[match[2]];
@@ -39,6 +39,18 @@ export class EnvReader {
     return fallback;
   }
 
+  /**
+   * Outside development a secret may not be a placeholder: the templates' `CHANGE_ME…` (any case) or the development
+   * default of the same variable (the apps' fixed development token and key). The problem names the variable only.
+   */
+  private placeholder(name: string, value: string, devDefault?: string): boolean {
+    if (this.development) return false;
+    const bare = (text: string) => text.replace(/=+$/, ''); // a base64 key may be written without its padding
+    if (!/^change_me/i.test(value) && (devDefault === undefined || bare(value) !== bare(devDefault))) return false;
+    this.problems.push(`${name} is a placeholder (CHANGE_ME… or the development default); set a real secret`);
+    return true;
+  }
+
   string(name: string, opts: { default?: string; devDefault?: string } = {}): string {
     const value = this.raw(name) ?? opts.default ?? (this.development ? opts.devDefault : undefined);
     if (value === undefined) {
@@ -47,9 +59,13 @@ export class EnvReader {
     return value;
   }
 
-  /** A secret: same as string, but additionally checks a minimum length. Its value is never reported. */
+  /**
+   * A secret: same as string, but refused outside development when it is a placeholder, and checked for a minimum
+   * length. Its value is never reported.
+   */
   secret(name: string, opts: { devDefault?: string; minLength?: number } = {}): string {
     const value = this.string(name, opts);
+    if (value && this.placeholder(name, value, opts.devDefault)) return '';
     if (value && opts.minLength && value.length < opts.minLength) {
       return this.fail(name, `must be at least ${opts.minLength} characters long`, '');
     }
@@ -64,6 +80,7 @@ export class EnvReader {
       if (!protocols.includes(url.protocol)) {
         return this.fail(name, `must be a URL with scheme ${protocols.join(' or ')}`, '');
       }
+      if (url.password && this.placeholder(`${name}'s password`, decodeURIComponent(url.password))) return '';
     } catch {
       return this.fail(name, 'must be a valid URL', '');
     }
@@ -135,10 +152,10 @@ export class EnvReader {
     return value;
   }
 
-  /** A base64 key of exactly `bytes` bytes, returned decoded. */
+  /** A base64 key of exactly `bytes` bytes, returned decoded; a placeholder is refused as for {@link secret}. */
   base64Key(name: string, bytes: number, opts: { devDefault?: string } = {}): Buffer {
     const text = this.string(name, opts);
-    if (!text) return Buffer.alloc(0);
+    if (!text || this.placeholder(name, text, opts.devDefault)) return Buffer.alloc(0);
     const decoded = Buffer.from(text, 'base64');
     if (decoded.length !== bytes || decoded.toString('base64').replace(/=+$/, '') !== text.replace(/=+$/, '')) {
       return this.fail(name, `must be ${bytes} bytes encoded as base64`, Buffer.alloc(0));
@@ -175,8 +192,75 @@ export class EnvReader {
     return entries;
   }
 
+  /**
+   * A comma-separated list of IP addresses and CIDR ranges, IPv4 and IPv6 (empty when unset), in canonical form:
+   * IPv6 lower-case and compressed, duplicates dropped. A range is written with its first address
+   * (`203.0.113.0/24`); `203.0.113.7/24` is refused, as it may mean the range or a mistyped single address.
+   */
+  addressRanges(name: string): string[] {
+    const entries = (this.raw(name) ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    const ranges = entries.map(canonicalAddressRange);
+    if (ranges.some((range) => range === undefined)) {
+      return this.fail(
+        name,
+        'must be a comma-separated list of IP addresses and CIDR ranges (IPv4 or IPv6, e.g. 203.0.113.7, ' +
+          '198.51.100.0/24, 2001:db8::/48; a range written with its first address)',
+        [],
+      );
+    }
+    return [...new Set(ranges as string[])];
+  }
+
+  /**
+   * An optional forward proxy, `http://host:port` (user info allowed: it becomes Proxy-Authorization); undefined
+   * when unset. A path, query or fragment is refused: a forward proxy has none, so it would be a mistake.
+   */
+  forwardProxy(name: string): string | undefined {
+    const text = this.raw(name);
+    if (text === undefined) return undefined;
+    const reason = 'must be a forward proxy URL http://host:port, without path, query or fragment';
+    try {
+      const url = new URL(text);
+      if (url.protocol !== 'http:' || !url.hostname || url.pathname !== '/' || url.search || url.hash) {
+        return this.fail(name, reason, undefined);
+      }
+    } catch {
+      return this.fail(name, reason, undefined);
+    }
+    return text;
+  }
+
   /** Throws a ConfigError listing every problem found so far. */
   done(): void {
     if (this.problems.length > 0) throw new ConfigError([...this.problems]);
   }
+}
+
+/** `address` or `address/prefix` in canonical text; undefined when it is neither, or a range's host bits are set. */
+function canonicalAddressRange(entry: string): string | undefined {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if ((family !== 4 && family !== 6) || rest.length > 0 || address.includes('%')) return undefined;
+  // The URL parser writes IPv6 in its canonical form (RFC 5952: lower case, longest zero run compressed).
+  const canonical = family === 4 ? address : new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  if (prefix === undefined) return canonical;
+  const width = family === 4 ? 32 : 128;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > width) return undefined;
+  const hostBits = (1n << BigInt(width - Number(prefix))) - 1n;
+  return (addressValue(canonical, family) & hostBits) === 0n ? `${canonical}/${Number(prefix)}` : undefined;
+}
+
+/** The number an IPv4 or canonical (hexadecimal, compressed) IPv6 address stands for. */
+function addressValue(address: string, family: 4 | 6): bigint {
+  if (family === 4) return address.split('.').reduce((value, part) => (value << 8n) | BigInt(part), 0n);
+  const [head, tail] = address.split('::');
+  const groups = (part?: string) => (part ? part.split(':') : []);
+  const zeros = tail === undefined ? 0 : 8 - groups(head).length - groups(tail).length;
+  return [...groups(head), ...Array<string>(zeros).fill('0'), ...groups(tail)].reduce(
+    (value, group) => (value << 16n) | BigInt(`0x${group}`),
+    0n,
+  );
 }

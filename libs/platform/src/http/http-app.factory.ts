@@ -1,28 +1,28 @@
-import { ConsoleLogger, DynamicModule, INestApplication, LogLevel, Type } from '@nestjs/common';
+import { DynamicModule, INestApplication, Logger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { RawServerDefault } from 'fastify';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
+import { createAppLogger, type LogFormat, type LogLevelName } from '../logging/app-logger.js';
+import { NestLogger } from '../logging/nest-logger.js';
+import { answerClientError } from './client-error.handler.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
-import { ProblemException } from './problem.js';
-import { ProblemFilter } from './problem.filter.js';
+import { ProblemException, problemFor } from './problem.js';
+import { JSON_ONLY_DETAIL, ProblemFilter, sendProblem, toProblem } from './problem.filter.js';
+import { AccessLogController, addRequestLogScope, logAccess, REQUEST_ID_HEADER, requestIdOf } from './request-log.js';
 import { createValidationPipe } from './validation.pipe.js';
 
-const LEVELS: Record<string, LogLevel[]> = {
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  warn: ['fatal', 'error', 'warn'],
-  error: ['fatal', 'error'],
-};
-
 export interface HttpAppOptions {
-  /** Shown in every log line. */
+  /** The `app` field of every log line. */
   name: string;
-  logLevel: string;
+  logLevel: LogLevelName;
+  logFormat: LogFormat;
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
-  /** Serve OpenAPI at /docs and /docs-json. */
+  /** Serve OpenAPI: the UI at /{path}, the document at /{path}-json and /{path}-yaml. */
   openApi?: {
+    /** Default `docs`. */
+    path?: string;
     title: string;
     description: string;
     version: string;
@@ -32,27 +32,84 @@ export interface HttpAppOptions {
      * response is `oneOf` shapes that differ by added keys, or an object with more keys would match several.
      */
     closedSchemas?: string[];
+    /** The document's `webhooks` (OpenAPI 3.1): requests the service sends, keyed by name. */
+    webhooks?: OpenAPIObject['webhooks'];
   };
   /** Trust X-Forwarded-* from these reverse proxies (addresses, CIDR ranges; see EnvReader.proxyTrust). */
   trustProxy?: false | string[];
 }
 
+/** Knows when the application begins to shut down: Nest calls `beforeClose()` before any shutdown hook runs. */
+class PlatformFastifyAdapter extends FastifyAdapter {
+  shuttingDown = false;
+
+  override beforeClose(): void {
+    this.shuttingDown = true;
+    super.beforeClose();
+  }
+}
+
 /**
  * Creates a Nest application on Fastify with the platform's conventions: RFC 9457 errors for everything
- * (including body-parser failures and unknown routes), DTO validation, graceful shutdown, optional OpenAPI.
+ * (including body-parser failures, unknown routes, requests Node's HTTP parser refuses and requests during
+ * shutdown), JSON-only request bodies, DTO validation, graceful shutdown, optional OpenAPI; request ids, one access
+ * log line per request and the app's logger (json or pretty) for every line, Nest's and Fastify's included.
  */
 export async function createHttpApp(
   module: Type | DynamicModule,
   options: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
-  const logger = new ConsoleLogger({ prefix: options.name, logLevels: LEVELS[options.logLevel] ?? LEVELS.info });
+  const logger = createAppLogger({ app: options.name, level: options.logLevel, format: options.logFormat });
   const bodyLimit = options.bodyLimit ?? 256 * 1024;
-  const adapter = new FastifyAdapter({ bodyLimit, trustProxy: options.trustProxy });
-  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger, bufferLogs: false });
+  const adapter = new PlatformFastifyAdapter({
+    bodyLimit,
+    trustProxy: options.trustProxy,
+    loggerInstance: logger,
+    logController: new AccessLogController(),
+    genReqId: requestIdOf,
+    // A request's lines carry its id through the log scope (request-log.ts), not as a child logger's binding.
+    childLoggerFactory: (parent: FastifyBaseLogger) => parent,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, logger),
+    // What the router refuses before any route or hook (a malformed path 400, a path parameter over its limit 414)
+    // would otherwise get Fastify's default error body, which quotes the path.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header(REQUEST_ID_HEADER, request.id);
+      sendProblem(reply, toProblem(error, new Logger('ProblemFilter')));
+      logAccess(request, reply); // these answers bypass Fastify's request logging
+    },
+    // Fastify's own 503 while closing is not a problem: the hook below answers instead, from the start of shutdown.
+    return503OnClosing: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
+    logger: new NestLogger(logger),
+    bufferLogs: false,
+  });
+  const fastify = adapter.getInstance();
+  addRequestLogScope(fastify);
 
+  // From the start of shutdown every request, on a new or a kept-alive connection, answers 503 (Retry-After) and
+  // closes its connection, so that clients move on to another instance while the shutdown hooks finish.
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    if (!adapter.shuttingDown) {
+      done();
+      return;
+    }
+    void reply.header('connection', 'close');
+    sendProblem(reply, problemFor(503, 'The service is shutting down. Try again in a moment.'));
+  });
+
+  // Request bodies are JSON only, on every route: HTML forms post text/plain, application/x-www-form-urlencoded
+  // and multipart/form-data across sites without a CORS preflight, so no other type (nor a body without one) is
+  // ever read as data; each answers 415 before any handler runs. No body at all is an empty object (see below).
+  // Fastify's text/plain parser goes, and Nest adds no urlencoded one when a parser for '*' is registered.
+  fastify.removeAllContentTypeParsers();
+  app.useBodyParser<RawServerDefault>('*', { bodyLimit }, (_request, body, done) => {
+    if (body.length === 0) done(null, {});
+    else done(new ProblemException(415, JSON_ONLY_DETAIL));
+  });
   // Fastify's own JSON parser (prototype-poisoning checks included), after a look at the nesting: a few kilobytes
   // of '[' parse fine but overflow the stack in the recursive validation that follows.
-  const parseJson = adapter.getInstance().getDefaultJsonParser('error', 'error');
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
     // No body at all is an empty object, whatever the Content-Type (many HTTP clients send application/json on
     // every request): routes that take none ignore it, routes that need one refuse it in validation, naming each
@@ -80,18 +137,26 @@ export async function createHttpApp(
   return app;
 }
 
+/** The services are licensed to no one (package.json: UNLICENSED); OpenAPI 3.1 names that by an SPDX reference. */
+const LICENSE = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
+
 function mountOpenApi(app: INestApplication, openApi: NonNullable<HttpAppOptions['openApi']>): void {
   const builder = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle(openApi.title)
     .setDescription(openApi.description)
-    .setVersion(openApi.version);
+    .setVersion(openApi.version)
+    // Relative: the paths are on the server that serves this document, wherever it runs.
+    .addServer('/', 'This server');
   openApi.configure?.(builder);
   const document = SwaggerModule.createDocument(app, builder.build());
+  document.info.license = LICENSE;
   for (const name of openApi.closedSchemas ?? []) {
     const schema = document.components?.schemas?.[name];
     if (!schema || '$ref' in schema) throw new Error(`OpenAPI: no schema ${name} to close`);
     schema.additionalProperties = false;
   }
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', yamlDocumentUrl: 'docs-yaml' });
+  if (openApi.webhooks) document.webhooks = openApi.webhooks;
+  const path = openApi.path ?? 'docs';
+  SwaggerModule.setup(path, app, document, { jsonDocumentUrl: `${path}-json`, yamlDocumentUrl: `${path}-yaml` });
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { DomainException } from '../errors/domain.exception.js';
 import { toProblem } from './problem.filter.js';
+import { registerProblems, VALIDATION_PROBLEM } from './problem.table.js';
 
 const quiet = new Logger('test');
 quiet.warn = () => undefined;
@@ -37,5 +39,39 @@ describe('toProblem', () => {
       500,
     );
     expect(logged).toEqual([expect.stringContaining('bind message supplies 1 parameters')]);
+  });
+
+  it("answers a DomainException through its feature's table, and one of a class without a table 500, logged", () => {
+    enum Code {
+      TAKEN = 'TAKEN',
+      BAD_NAME = 'BAD_NAME',
+    }
+    class ThingException extends DomainException<Code> {}
+    class OtherException extends DomainException<Code> {}
+    registerProblems(ThingException, {
+      [Code.TAKEN]: { status: 409, type: 'urn:problem:thing-taken', title: 'Thing taken' },
+      [Code.BAD_NAME]: VALIDATION_PROBLEM,
+    });
+
+    expect(toProblem(new ThingException('This thing is taken.', Code.TAKEN), quiet)).toEqual({
+      type: 'urn:problem:thing-taken',
+      title: 'Thing taken',
+      status: 409,
+      detail: 'This thing is taken.',
+    });
+    const errors = [{ field: 'name', message: 'must not be empty' }];
+    expect(toProblem(new ThingException('name must not be empty.', Code.BAD_NAME, errors), quiet)).toEqual({
+      type: 'urn:problem:validation',
+      title: 'Invalid request',
+      status: 400,
+      detail: 'The request has invalid fields.',
+      errors,
+    });
+
+    const logged: string[] = [];
+    const logger = new Logger('test');
+    logger.error = (message: string) => void logged.push(message);
+    expect(toProblem(new OtherException('Taken elsewhere.', Code.TAKEN), logger).status).toBe(500);
+    expect(logged).toEqual([expect.stringContaining('OtherException: Taken elsewhere.')]);
   });
 });

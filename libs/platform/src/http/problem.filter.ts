@@ -1,18 +1,27 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTransientDatabaseError } from '#persistence';
+import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, Problem, ProblemException, problemFor } from './problem.js';
+import { problemOfDomainException } from './problem.table.js';
 
 /** How long a client should wait before repeating a request answered 503 (the `Retry-After` header). */
 export const RETRY_AFTER_SECONDS = 1;
 
+/** The answer to a request body of any type but JSON. */
+export const JSON_ONLY_DETAIL = 'Send the request body as JSON (Content-Type: application/json).';
+
 /**
- * Turns every error into an RFC 9457 problem. A database that is away or did not answer within the statement timeout
- * is a 503 with Retry-After (a write it interrupted committed in full or not at all). Unknown errors are logged and
- * answered with a bare 500.
+ * Turns every error into an RFC 9457 problem, a feature's DomainException through the table it registered
+ * (registerProblems). A database that is away or did not answer within the statement timeout is a 503 with
+ * Retry-After (a write it interrupted committed in full or not at all). Unknown errors are logged and answered with a
+ * bare 500.
  */
 export function toProblem(error: unknown, logger: Logger, request?: FastifyRequest): Problem {
   if (error instanceof ProblemException) return error.problem;
+  // A code without a registered answer falls through to the 500 below, logged.
+  const domainProblem = error instanceof DomainException ? problemOfDomainException(error) : undefined;
+  if (domainProblem) return domainProblem;
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const response = error.getResponse();
@@ -29,7 +38,7 @@ export function toProblem(error: unknown, logger: Logger, request?: FastifyReque
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return problemFor(fastifyError.statusCode, describeFastifyError(fastifyError));
   }
-  const where = `${request?.method ?? '?'} ${request?.routeOptions?.url ?? request?.url ?? '?'}`;
+  const where = `${request?.method ?? '?'} ${request?.routeOptions?.url ?? '?'}`;
   if (isTransientDatabaseError(error)) {
     // One line, not a stack: during an outage every request says the same.
     logger.warn(`Database unavailable on ${where}: ${(error as Error).message}`);
@@ -39,16 +48,24 @@ export function toProblem(error: unknown, logger: Logger, request?: FastifyReque
   return problemFor(500, 'An unexpected error occurred. It has been logged.');
 }
 
-function describeFastifyError(error: { code?: string; message?: string }): string {
+/** Fastify's messages quote what was sent (the path, the content type): the answer names the rule instead. */
+function describeFastifyError(error: { code?: string }): string {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'The request body is not valid JSON.';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'The request body is too large.';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'The request body does not match its Content-Length.';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Unsupported content type; send application/json.';
+      return JSON_ONLY_DETAIL;
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'A path segment of the request URL is too long.';
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_INVALID_URL':
+      return 'The request URL is malformed.';
     default:
-      return error.message ?? 'Bad request.';
+      return 'The request cannot be processed as sent.';
   }
 }
 

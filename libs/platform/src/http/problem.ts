@@ -1,10 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
+import type { FieldError } from '../errors/domain.exception.js';
 
-/** One invalid input field, as listed in a problem's `errors`. */
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type { FieldError };
 
 /** RFC 9457 problem details, the body of every error response. */
 export interface Problem {
@@ -28,11 +25,14 @@ const TITLES: Record<number, [code: string, title: string]> = {
   403: ['forbidden', 'Forbidden'],
   404: ['not-found', 'Not found'],
   405: ['method-not-allowed', 'Method not allowed'],
+  408: ['request-timeout', 'Request timeout'],
   409: ['conflict', 'Conflict'],
   413: ['payload-too-large', 'Payload too large'],
+  414: ['uri-too-long', 'URI too long'],
   415: ['unsupported-media-type', 'Unsupported media type'],
   422: ['unprocessable', 'Unprocessable request'],
   429: ['too-many-requests', 'Too many requests'],
+  431: ['request-header-fields-too-large', 'Request header fields too large'],
   500: ['internal', 'Internal server error'],
   503: ['unavailable', 'Service unavailable'],
 };

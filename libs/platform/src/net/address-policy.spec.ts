@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isPublicAddress } from './address-policy.js';
+import { isAllowedWebhookPort, isPublicAddress, portOf } from './address-policy.js';
 
 describe('isPublicAddress', () => {
   it.each([
@@ -40,4 +40,31 @@ describe('isPublicAddress', () => {
       expect(isPublicAddress(address)).toBe(true);
     },
   );
+});
+
+describe('isAllowedWebhookPort', () => {
+  it.each([80, 443, 1024, 8080, 8443, 65_535])('allows %p', (port) => {
+    expect(isAllowedWebhookPort(port)).toBe(true);
+  });
+
+  it.each([0, 1, 22, 25, 79, 81, 442, 444, 1023, 65_536, -80, 8080.5, Number.NaN])('refuses %p', (port) => {
+    expect(isAllowedWebhookPort(port)).toBe(false);
+  });
+});
+
+describe('portOf', () => {
+  it.each([
+    ['http://shop.example/hook', 80],
+    ['https://shop.example/hook', 443],
+    ['http://shop.example:80/hook', 80],
+    ['https://shop.example:443/', 443],
+    ['https://shop.example:80/', 80],
+    ['http://shop.example:443/', 443],
+    ['http://shop.example:/', 80],
+    ['http://shop.example:0022/', 22],
+    ['https://[2001:db8::1]:8443/', 8443],
+    ['http://shop.example:0/', 0],
+  ])('%s connects to port %p', (url, port) => {
+    expect(portOf(new URL(url))).toBe(port);
+  });
 });

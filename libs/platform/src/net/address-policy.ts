@@ -56,3 +56,17 @@ export function isPublicAddress(address: string): boolean {
   }
   return !blocked.check(address, 'ipv4');
 }
+
+/**
+ * Ports a webhook may be delivered to: 80 and 443, and 1024–65535. The other ports below 1024 belong to services
+ * that are no webhook receiver (22 SSH, 25 SMTP, …), and no port check is relaxed by WEBHOOK_ALLOW_PRIVATE_TARGETS.
+ */
+export function isAllowedWebhookPort(port: number): boolean {
+  return port === 80 || port === 443 || (Number.isInteger(port) && port >= 1024 && port <= 65_535);
+}
+
+/** The port a parsed http(s) URL connects to: the one it names, else its scheme's default (443 for https, 80). */
+export function portOf(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}

@@ -104,6 +104,7 @@ function transactionEvent(merchantId, integrationId, i) {
   const uuid = randomUUID();
   const now = new Date().toISOString();
   return {
+    v: 1,
     id: randomUUIDv7(), // as transaction-api's outbox makes them
     type: 'transaction.created',
     category: 'transaction',

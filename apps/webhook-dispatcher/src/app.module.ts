@@ -1,9 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { WebhookDeliveryEntity, WebhookEntity, WebhookLogEntity, WebhookSecretEntity } from '#persistence';
+import { WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
 import { PlatformModule } from '#platform';
+import { CommandsConsumer } from './commands/commands.consumer.js';
+import { ManualDeliveryService } from './commands/manual-delivery.service.js';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter } from './delivery/delivery-log.writer.js';
+import { DeliveryAttempt } from './delivery/delivery.attempt.js';
 import { DeliveryConsumer } from './delivery/delivery.consumer.js';
+import { DeliveryPublisher } from './delivery/delivery.publisher.js';
 import { DeliveryService } from './delivery/delivery.service.js';
 import { HttpSender } from './delivery/http.sender.js';
 import { DatabaseRetry } from './common/database-retry.js';
@@ -12,7 +16,7 @@ import { DeliveryRepository } from './fan-out/delivery.repository.js';
 import { FanOutConsumer } from './fan-out/fan-out.consumer.js';
 import { FanOutService } from './fan-out/fan-out.service.js';
 import { DispatcherMetrics } from './metrics/dispatcher.metrics.js';
-import { MetricsController } from './metrics/metrics.controller.js';
+import { QueueDepthMetrics } from './metrics/queue-depth.metrics.js';
 import { WebhookChangesConsumer } from './webhook/webhook-changes.consumer.js';
 import { WebhookCache } from './webhook/webhook.cache.js';
 import { WebhookRepository } from './webhook/webhook.repository.js';
@@ -25,16 +29,17 @@ export class AppModule {
       imports: [
         PlatformModule.forRoot({
           name: 'webhook-dispatcher',
+          database: WEBHOOK_DISPATCHER_DATABASE,
           base: config.base,
-          entities: [WebhookEntity, WebhookSecretEntity, WebhookDeliveryEntity, WebhookLogEntity],
+          entities: [],
           topology: { retryDelaysMs: config.retryDelaysMs, guardDelayMs: config.guardDelayMs },
           poolSize: 20,
         }),
       ],
-      controllers: [MetricsController],
       providers: [
         { provide: WebhookDispatcherConfig, useValue: config },
         DispatcherMetrics,
+        QueueDepthMetrics,
         DatabaseRetry,
         WebhookRepository,
         WebhookCache,
@@ -44,8 +49,12 @@ export class AppModule {
         FanOutConsumer,
         HttpSender,
         DeliveryLogWriter,
+        DeliveryPublisher,
+        DeliveryAttempt,
         DeliveryService,
         DeliveryConsumer,
+        ManualDeliveryService,
+        CommandsConsumer,
         DispatcherLifecycle,
       ],
     };

@@ -5,5 +5,9 @@ import type { WebhookDispatcherConfig } from './config/webhook-dispatcher.config
 
 /** Builds the webhook-dispatcher application (not listening yet): used by main.ts and by the e2e tests. */
 export function createWebhookDispatcherApp(config: WebhookDispatcherConfig): Promise<NestFastifyApplication> {
-  return createHttpApp(AppModule.forRoot(config), { name: 'webhook-dispatcher', logLevel: config.base.logLevel });
+  return createHttpApp(AppModule.forRoot(config), {
+    name: 'webhook-dispatcher',
+    logLevel: config.base.logLevel,
+    logFormat: config.base.logFormat,
+  });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import pg from 'pg';
-import type { AmqpClient } from '#messaging';
+import { publishWebhookChanged, type AmqpClient } from '#messaging';
 import { testEnv, waitFor } from '#testing';
 import {
   Receiver,
@@ -143,8 +143,8 @@ describe('database outages and deleted webhooks (real PostgreSQL and RabbitMQ)',
     );
     await publishEvents(amqp, events);
     await waitFor(() => receiver.to('/doomed').length >= 10, { timeoutMs: 30_000, what: 'doomed attempts running' });
-    // Deleted as webhook-config deletes it, its deliveries with it (ON DELETE CASCADE), while its attempts are in
-    // flight; the dispatcher's cache still holds it, so attempts of its queued deliveries finish too.
+    // Deleted as webhook-config deletes it while its attempts are in flight, without telling the dispatcher: its
+    // cache still holds the webhook, so attempts of its queued deliveries go on too.
     await db().query('DELETE FROM webhook WHERE id = $1', [doomedHook.id]);
 
     const ofKept = await waitFor(
@@ -156,6 +156,54 @@ describe('database outages and deleted webhooks (real PostgreSQL and RabbitMQ)',
     );
     expect(ofKept.filter((row) => row.logged !== 1 || row.received !== 1)).toEqual([]);
   }, 120_000);
+
+  /** Rows of one webhook in a table of the dispatcher's. */
+  const rowsOf = async (table: string, webhookId: string): Promise<number> =>
+    (await db().query(`SELECT count(*)::int AS n FROM ${table} WHERE webhook_id = $1`, [webhookId])).rows[0].n;
+
+  /** As webhook-config deletes a webhook: the webhook and its secrets (its own schema), then the announcement. */
+  async function deleteAsWebhookConfig(webhookId: string, merchantId: string): Promise<number> {
+    await db().query('DELETE FROM webhook WHERE id = $1', [webhookId]);
+    await publishWebhookChanged(amqp, { webhookId, merchantId });
+    return Date.now();
+  }
+
+  it('a webhook deleted in webhook-config: the dispatcher deletes its deliveries and their log (they are its own)', async () => {
+    const { merchantId, integrationId } = await createMerchant();
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/deleted-done` });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId), transactionEvent(merchantId, null)]);
+    await waitFor(async () => (await rowsOf('webhook_log', hook.id)) === 2, { what: 'both deliveries logged' });
+    expect(await rowsOf('webhook_delivery', hook.id)).toBe(2);
+
+    await deleteAsWebhookConfig(hook.id, merchantId);
+    await waitFor(
+      async () => (await rowsOf('webhook_delivery', hook.id)) === 0 && (await rowsOf('webhook_log', hook.id)) === 0,
+      { timeoutMs: 10_000, what: "the deleted webhook's deliveries and log deleted" },
+    );
+  }, 60_000);
+
+  it('a webhook deleted in webhook-config: its repeats are never attempted, and take their deliveries with them', async () => {
+    // Every attempt fails slowly, so repeats keep coming (every 150 ms) until the webhook is gone.
+    const failing = new Receiver(() => ({ status: 500, delayMs: 100 }));
+    await failing.start();
+    try {
+      const { merchantId, integrationId } = await createMerchant();
+      const hook = await createWebhook({ merchantId, url: `${failing.url}/deleted`, retryOnError: true });
+      await publishEvents(amqp, [transactionEvent(merchantId, integrationId), transactionEvent(merchantId, null)]);
+      await waitFor(() => failing.to('/deleted').length >= 4, { timeoutMs: 20_000, what: 'repeats under way' });
+
+      const announced = await deleteAsWebhookConfig(hook.id, merchantId);
+      await waitFor(
+        async () => (await rowsOf('webhook_delivery', hook.id)) === 0 && (await rowsOf('webhook_log', hook.id)) === 0,
+        { timeoutMs: 10_000, what: "the deleted webhook's deliveries and log deleted" },
+      );
+      // None started once the dispatcher knew (attempts already running may finish).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(failing.to('/deleted').filter((request) => request.receivedAt > announced + 250)).toEqual([]);
+    } finally {
+      await failing.stop();
+    }
+  }, 60_000);
 
   it("an event for a webhook deleted since the dispatcher's cache read it still reaches the merchant's other webhook", async () => {
     const { merchantId, integrationId } = await createMerchant();

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import amqplib from 'amqplib';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { isUUID } from 'class-validator';
 import { Webhook } from 'standardwebhooks';
-import { signLegacyHex } from '#domain';
 import { QUEUES, publishWebhookChanged, type AmqpClient } from '#messaging';
 import { testEnv, waitFor } from '#testing';
 import {
@@ -15,7 +14,9 @@ import {
   db,
   deliveryOf,
   logsOf,
+  moveWebhook,
   publishEvents,
+  renderedBody,
   startDispatcher,
   testAmqp,
   transactionEvent,
@@ -117,7 +118,7 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/typo`, retryOnError: true });
     await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
     await waitFor(() => receiver.to('/typo').length >= 1, { what: 'the first attempt' });
-    await db().query('UPDATE webhook SET url = $1 WHERE id = $2', [`${receiver.url}/fixed`, hook.id]);
+    await moveWebhook(hook.id, `${receiver.url}/fixed`);
     await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
     await waitFor(() => receiver.to('/fixed').length === 1, { what: 'a repeat at the fixed URL' });
     const [first] = receiver.to('/typo');
@@ -199,7 +200,9 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     });
     expect(new Webhook(oldSecret).verify(request.body, headers)).toBeTruthy();
     expect(() => new Webhook(hook.secret).verify(request.body.replace('1990', '1991'), headers)).toThrow();
-    expect(request.headers['x-webhook-signature']).toBe(signLegacyHex(request.body, hook.secret));
+    expect(request.headers['x-webhook-signature']).toBe(
+      createHmac('sha256', hook.secret).update(request.body).digest('hex'),
+    );
     expect(request.headers['content-type']).toBe('application/json');
     expect(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
     const payload = JSON.parse(request.body);
@@ -265,9 +268,15 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     await db().query(
       `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
                                      version, retry_on_error, body)
-       SELECT d.id, d.webhook_id, $3, $4, 'transaction', '{}', 'http://unused', 'json', '2026-08-20', true, '\\x7b7d'
+       SELECT d.id, d.webhook_id, $3, $4, 'transaction', '{}', 'http://unused', 'json', '2026-08-20', true, $5
          FROM unnest($1::uuid[], $2::uuid[]) AS d(id, webhook_id)`,
-      [[recordedId, attemptedId], [recorded.id, attempted.id], merchant.merchantId, event.id],
+      [
+        [recordedId, attemptedId],
+        [recorded.id, attempted.id],
+        merchant.merchantId,
+        event.id,
+        Buffer.from(renderedBody(event)),
+      ],
     );
     await db().query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms)

@@ -2,10 +2,16 @@ import type { INestApplication } from '@nestjs/common';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { generateWebhookSecret } from '#domain';
+import {
+  encodeJson,
+  generateWebhookSecret,
+  renderWebhookPayload,
+  type PayloadObject,
+  type TransactionRecord,
+} from '#domain';
 import { AmqpClient, EXCHANGES, publishWebhookChanged, type PlatformEvent } from '#messaging';
 import { SecretCipher } from '#platform';
-import { appTestEnv, testEnv } from '#testing';
+import { appTestEnv, testEnv, WebhookBodyChecks, type WebhookBodySettings } from '#testing';
 import { loadWebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../src/webhook-dispatcher.app.js';
 
@@ -71,10 +77,40 @@ export interface WebhookSpec {
   rotatedSecrets?: string[];
 }
 
+/**
+ * The version and content type of the webhook the tests created at each URL, and of each webhook by id: receivers
+ * check every body they get against the webhook they serve.
+ */
+const servedAt = new Map<string, WebhookBodySettings | undefined>();
+const settingsOf = new Map<string, WebhookBodySettings>();
+
+function serve(url: string, settings: WebhookBodySettings): void {
+  const key = new URL(url).href;
+  const known = servedAt.get(key);
+  const same =
+    !servedAt.has(key) || (known?.version === settings.version && known.contentType === settings.contentType);
+  // Two webhooks with different settings at one URL: a body there cannot be told apart, so none is checked as valid.
+  servedAt.set(key, same ? settings : undefined);
+}
+
+/** The settings of the webhook the tests serve at `url`; undefined when none (or several that differ). */
+export function webhookServedAt(url: string): WebhookBodySettings | undefined {
+  return servedAt.get(new URL(url).href);
+}
+
+/** Points a webhook at another URL (in the database only: announce it where a running dispatcher must know). */
+export async function moveWebhook(id: string, url: string): Promise<void> {
+  await db().query('UPDATE webhook SET url = $1 WHERE id = $2', [url, id]);
+  serve(url, settingsOf.get(id)!);
+}
+
 /** Inserts a webhook the way webhook-config stores it (secret encrypted with the webhook id as context). */
 export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; secret: string; secrets: string[] }> {
   const id = spec.id ?? randomUUID();
   const secret = generateWebhookSecret();
+  const settings = { version: spec.version ?? '2026-08-20', contentType: spec.contentType ?? 'json' };
+  settingsOf.set(id, settings);
+  serve(spec.url, settings);
   await db().query(
     `INSERT INTO webhook (id, merchant_id, integration_id, name, url, content_type, version, retry_on_error, events)
      VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8)`,
@@ -83,8 +119,8 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
       spec.merchantId,
       spec.integrationId ?? null,
       spec.url,
-      spec.contentType ?? 'json',
-      spec.version ?? '2026-08-20',
+      settings.contentType,
+      settings.version,
       spec.retryOnError ?? false,
       spec.events ?? ['transaction', 'subscription', 'payout'],
     ],
@@ -152,6 +188,7 @@ export function transactionEvent(
   const uuid = randomUUID();
   const now = new Date().toISOString();
   return {
+    v: 1,
     id: randomUUID(),
     type: 'transaction.created',
     category: 'transaction',
@@ -177,6 +214,12 @@ export function transactionEvent(
   };
 }
 
+/** The JSON body the fan-out renders for a transaction event (for deliveries a test records itself). */
+export function renderedBody(event: PlatformEvent): string {
+  const transaction = event.data as unknown as TransactionRecord;
+  return encodeJson(renderWebhookPayload('2026-08-20', { type: 'transaction', transaction }) as PayloadObject);
+}
+
 export async function publishEvents(amqp: AmqpClient, events: PlatformEvent[]): Promise<void> {
   await Promise.all(
     events.map((event) =>
@@ -196,9 +239,13 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-/** A loopback HTTP receiver whose answer per path the test decides. */
+/**
+ * A loopback HTTP receiver whose answer per path the test decides. Every body is checked against the schema of the
+ * webhook served at its URL; `stop()` fails when one was not as published.
+ */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
+  readonly bodies = new WebhookBodyChecks();
   private server!: Server;
   url = '';
   private readonly open = new Set<ServerResponse>();
@@ -229,6 +276,9 @@ export class Receiver {
           receivedAt: Date.now(),
         };
         this.requests.push(received);
+        // The URL as the dispatcher requested it (a webhook may name this receiver `localhost`).
+        const url = `http://${req.headers.host}${received.path}`;
+        this.bodies.check(received, webhookServedAt(url), url);
         const count = this.requests.filter((r) => r.path === received.path).length;
         const answer = this.respond(received, count);
         if (answer === 'hang') {
@@ -258,5 +308,6 @@ export class Receiver {
     for (const res of this.open) res.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.bodies.assertValid();
   }
 }

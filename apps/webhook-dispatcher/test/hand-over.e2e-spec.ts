@@ -19,6 +19,7 @@ import {
   db,
   logsOf,
   publishEvents,
+  renderedBody,
   startDispatcher,
   testAmqp,
   transactionEvent,
@@ -110,12 +111,13 @@ describe('long attempts hand their message over to a stand-in (no message held f
   it('a stand-in whose attempt was never logged (its dispatcher died) is attempted; once logged, it is dropped', async () => {
     const { merchantId } = await createMerchant();
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/orphan` });
-    const deliveryId = await recordedDelivery(hook.id, merchantId, '{"n":1}', false);
+    const body = renderedBody(transactionEvent(merchantId, null, { referenceId: 'orphan' }));
+    const deliveryId = await recordedDelivery(hook.id, merchantId, body, false);
     const standIn = () => publishStandIn(amqp, deliveryId, 1);
 
     await standIn();
     await waitFor(async () => (await logsOf(hook.id)).length === 1, { what: 'the orphaned attempt to be made' });
-    expect(receiver.to('/orphan').map((r) => r.body)).toEqual(['{"n":1}']);
+    expect(receiver.to('/orphan').map((r) => r.body)).toEqual([body]);
 
     const dropped = await standInsDropped();
     await standIn(); // a second stand-in for the same, now logged, attempt
@@ -128,7 +130,12 @@ describe('long attempts hand their message over to a stand-in (no message held f
     const { merchantId } = await createMerchant();
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/slow` });
     const before = receiver.to('/slow').length;
-    const deliveryId = await recordedDelivery(hook.id, merchantId, '{"n":3}', true);
+    const deliveryId = await recordedDelivery(
+      hook.id,
+      merchantId,
+      renderedBody(transactionEvent(merchantId, null)),
+      true,
+    );
     const dropped = await standInsDropped();
     await publishDelivery(amqp, { deliveryId, manual: true }, 1);
     await waitFor(async () => (await standInsDropped()) === dropped + 1, {
@@ -142,7 +149,8 @@ describe('long attempts hand their message over to a stand-in (no message held f
   it("a resend's log entry with the same attempt number does not stand in for the automatic attempt", async () => {
     const { merchantId } = await createMerchant();
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/resent` });
-    const deliveryId = await recordedDelivery(hook.id, merchantId, '{"n":2}', true);
+    const body = renderedBody(transactionEvent(merchantId, null, { referenceId: 'resent' }));
+    const deliveryId = await recordedDelivery(hook.id, merchantId, body, true);
     // Attempt 1 failed and scheduled attempt 2; meanwhile the merchant resent, which took number 2 as well.
     for (const [attempt, manual] of [
       [1, false],
@@ -158,6 +166,6 @@ describe('long attempts hand their message over to a stand-in (no message held f
     // The automatic attempt 2's stand-in comes back (its dispatcher died while the attempt ran).
     await publishStandIn(amqp, deliveryId, 2);
     await waitFor(async () => (await logsOf(hook.id)).length === 3, { what: 'the automatic attempt 2 to be made' });
-    expect(receiver.to('/resent').map((r) => r.body)).toEqual(['{"n":2}']);
+    expect(receiver.to('/resent').map((r) => r.body)).toEqual([body]);
   });
 });

@@ -1,16 +1,23 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WebhookBodyChecks } from '#testing';
+import { webhookServedAt } from './dispatcher.harness.js';
 
 /**
  * A webhook receiver written the way a PHP shop writes one: it checks `x-webhook-signature` with hash_hmac
  * over the raw body and reads the 3-D Secure ECI from $_POST. It answers 200 with what it saw, 401 on a bad
- * signature.
+ * signature. It keeps every POST (headers and raw body) in received.jsonl, checked against the webhook's schema when
+ * it stops.
  */
 const ROUTER = `<?php
 $raw = file_get_contents('php://input');
+if ($_SERVER['REQUEST_METHOD'] === 'POST') {
+  $seen = ['headers' => array_change_key_case(getallheaders()), 'body' => base64_encode($raw)];
+  file_put_contents(__DIR__ . '/received.jsonl', json_encode($seen) . "\\n", FILE_APPEND | LOCK_EX);
+}
 $expected = hash_hmac('sha256', $raw, getenv('WEBHOOK_SECRET'));
 $given = $_SERVER['HTTP_X_WEBHOOK_SIGNATURE'] ?? '';
 header('Content-Type: application/json');
@@ -61,7 +68,15 @@ export async function startPhpReceiver(secret: string): Promise<{ url: string; s
     url,
     stop: async () => {
       child.kill('SIGKILL');
+      const log = join(dir, 'received.jsonl');
+      const received = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(0, -1) : [];
       rmSync(dir, { recursive: true, force: true });
+      const bodies = new WebhookBodyChecks();
+      for (const line of received) {
+        const { headers, body } = JSON.parse(line) as { headers: Record<string, string>; body: string };
+        bodies.check({ headers, body: Buffer.from(body, 'base64') }, webhookServedAt(url), url);
+      }
+      await bodies.assertValid();
     },
   };
 }

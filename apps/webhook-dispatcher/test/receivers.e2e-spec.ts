@@ -3,16 +3,18 @@ import type { INestApplication } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import type { AmqpClient } from '#messaging';
-import { waitFor } from '#testing';
+import { WebhookBodyChecks, waitFor } from '#testing';
 import {
   closeDb,
   createMerchant,
   createWebhook,
   logsOf,
+  moveWebhook,
   publishEvents,
   startDispatcher,
   testAmqp,
   transactionEvent,
+  webhookServedAt,
 } from './dispatcher.harness.js';
 import { startPhpReceiver } from './php-receiver.js';
 
@@ -37,8 +39,7 @@ describe('real receivers verify what the dispatcher sends', () => {
     const hook = await createWebhook({ merchantId, url: 'http://127.0.0.1:1/placeholder', contentType: 'php-post' });
     const php = await startPhpReceiver(hook.secret);
     try {
-      const { db } = await import('./dispatcher.harness.js');
-      await db().query('UPDATE webhook SET url = $1 WHERE id = $2', [php.url, hook.id]);
+      await moveWebhook(hook.id, php.url);
       const { publishWebhookChanged } = await import('#messaging');
       await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -71,11 +72,13 @@ describe('real receivers verify what the dispatcher sends', () => {
     const { merchantId, integrationId } = await createMerchant();
     const verified: string[] = [];
     const secrets = new Map<string, string>();
+    const bodies = new WebhookBodyChecks();
     const server: Server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
+        bodies.check({ headers: req.headers, body }, webhookServedAt(`${base}${req.url}`), req.url ?? '');
         try {
           new Webhook(secrets.get(req.url ?? '')!).verify(body, req.headers as Record<string, string>, {
             jsonParse: false,
@@ -97,6 +100,7 @@ describe('real receivers verify what the dispatcher sends', () => {
       await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
       await waitFor(() => verified.length === 2, { what: 'both deliveries verified' });
       expect(verified.sort()).toEqual(['/form', '/json']);
+      await bodies.assertValid();
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

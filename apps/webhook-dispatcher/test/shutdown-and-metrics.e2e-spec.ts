@@ -8,6 +8,7 @@ import {
   createWebhook,
   db,
   logsOf,
+  moveWebhook,
   publishEvents,
   startDispatcher,
   testAmqp,
@@ -53,7 +54,7 @@ describe('graceful shutdown and /metrics', () => {
 
     const restarted = new Receiver(() => ({ status: 200 }));
     await restarted.start();
-    await db().query('UPDATE webhook SET url = $1 WHERE id = $2', [`${restarted.url}/slow`, hook.id]);
+    await moveWebhook(hook.id, `${restarted.url}/slow`);
     const second = await startDispatcher();
     try {
       await waitFor(

@@ -22,3 +22,21 @@ describe('loadWebhookDispatcherConfig: DISPATCHER_CONSUMER_PRIORITY', () => {
     expect(picked.size).toBeGreaterThan(30);
   });
 });
+
+describe('loadWebhookDispatcherConfig: WEBHOOK_EGRESS_PROXY', () => {
+  it('unset: deliveries go out directly; set: the forward proxy URL as given', () => {
+    expect(load({}).egressProxy).toBeUndefined();
+    expect(load({ WEBHOOK_EGRESS_PROXY: 'http://egress:s3cret@10.0.0.5:3128' }).egressProxy).toBe(
+      'http://egress:s3cret@10.0.0.5:3128',
+    );
+  });
+
+  it('refuses anything but http://host:port at start, naming the variable and never the credentials', () => {
+    for (const value of ['https://egress:s3cret@10.0.0.5:3128', 'http://egress:s3cret@10.0.0.5:3128/hooks', 's3cret']) {
+      expect(() => load({ WEBHOOK_EGRESS_PROXY: value })).toThrow(
+        /WEBHOOK_EGRESS_PROXY must be a forward proxy URL http:\/\/host:port/,
+      );
+      expect(() => load({ WEBHOOK_EGRESS_PROXY: value })).not.toThrow(/s3cret/);
+    }
+  });
+});

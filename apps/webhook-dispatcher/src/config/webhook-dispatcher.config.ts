@@ -4,7 +4,7 @@ import { BaseConfig, readBaseConfig, readRetryDelays } from '#platform';
 /** Development only: the same fixed key webhook-config uses in development. */
 export const DEV_SECRET_ENCRYPTION_KEY = Buffer.alloc(32, 'dev-only-key').toString('base64');
 
-/** webhook-dispatcher settings (CONTRACT §1), read and validated once at start. */
+/** webhook-dispatcher settings from the environment (README, Configuration), read and validated once at start. */
 export class WebhookDispatcherConfig {
   constructor(
     readonly base: BaseConfig,
@@ -24,6 +24,11 @@ export class WebhookDispatcherConfig {
      * messages while it has prefetch left, the others what it cannot take (see docs/webhook-dispatcher.md).
      */
     readonly consumerPriority: number,
+    /**
+     * WEBHOOK_EGRESS_PROXY: deliveries leave through this forward proxy (http://host:port, perhaps with user info
+     * for Proxy-Authorization — never log it whole); undefined: straight from this process.
+     */
+    readonly egressProxy?: string,
   ) {}
 
   /**
@@ -48,6 +53,7 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     reader.int('DISPATCHER_SLOW_LANE_CONCURRENCY', { default: 2_000, min: 8, max: 50_000 }),
     // Unset: a random one, so that of several processes one takes the load first.
     reader.int('DISPATCHER_CONSUMER_PRIORITY', { default: randomInt(1, 1_001), min: 0, max: 1_000 }),
+    reader.forwardProxy('WEBHOOK_EGRESS_PROXY'),
   );
   reader.done();
   return config;

@@ -7,7 +7,6 @@ export class DeadlineList {
   private head?: Deadline;
   private tail?: Deadline;
   private timer?: NodeJS.Timeout;
-  private count = 0;
 
   constructor(
     private readonly ms: number,
@@ -20,20 +19,13 @@ export class DeadlineList {
     if (this.tail) this.tail.next = entry;
     else this.head = entry;
     this.tail = entry;
-    this.count += 1;
     if (!this.timer) this.schedule();
     return () => this.remove(entry);
-  }
-
-  /** Entries waiting. */
-  get size(): number {
-    return this.count;
   }
 
   private remove(entry: Deadline): void {
     if (!entry.live) return;
     entry.live = false;
-    this.count -= 1;
     if (entry.prev) entry.prev.next = entry.next;
     else this.head = entry.next;
     if (entry.next) entry.next.prev = entry.prev;

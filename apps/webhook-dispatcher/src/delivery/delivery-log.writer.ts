@@ -5,7 +5,7 @@ import { isForeignKeyViolation, isTransientDatabaseError, type WebhookLogRequest
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
 
-/** One attempt's log entry (CONTRACT §5); the latest entry of a delivery is its state. */
+/** One attempt's entry in the webhook log (docs/webhook-config.md, Delivery log); a delivery's latest is its state. */
 export interface AttemptRecord {
   id: string;
   deliveryId: string;

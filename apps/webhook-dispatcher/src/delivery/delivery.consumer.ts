@@ -1,6 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { ConsumeMessage } from 'amqplib';
-import { AmqpClient, ATTEMPT_HEADER, GUARD_HEADER, QUEUES, SLOW_LANE_QUEUES, type DeliveryMessage } from '#messaging';
+import { AmqpClient, QUEUES, readDelivery, ROUTING_KEYS, SLOW_LANE_QUEUES } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryService, type Lane, type Origin } from './delivery.service.js';
 
@@ -9,12 +9,12 @@ import { DeliveryService, type Lane, type Origin } from './delivery.service.js';
  * (`dispatcher.deliveries.slow[.n]`, webhooks that hang) with its share of DISPATCHER_SLOW_LANE_CONCURRENCY. A message is acked only
  * after its attempt is logged and any repeat is safely queued — or, for an attempt that runs long in the
  * delivery queue, once a stand-in is queued in the guard queue; if the process dies first, the broker
- * redelivers it (or the stand-in arrives) and another dispatcher attempts it (at-least-once).
+ * redelivers it (or the stand-in arrives) and another dispatcher attempts it (at-least-once). A message that is not a
+ * delivery message of a known version, or whose `x-attempt` or `x-guard` header is bad, is parked in
+ * `dispatcher.deliveries.parked`, with its reason.
  */
 @Injectable()
 export class DeliveryConsumer implements OnApplicationBootstrap {
-  private readonly logger = new Logger(DeliveryConsumer.name);
-
   constructor(
     private readonly amqp: AmqpClient,
     private readonly deliveries: DeliveryService,
@@ -33,20 +33,15 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
     });
   }
 
-  private async handle(raw: ConsumeMessage, lane: Lane): Promise<'ack' | 'reject'> {
-    let message: DeliveryMessage;
-    try {
-      message = JSON.parse(raw.content.toString()) as DeliveryMessage;
-      if (typeof message.deliveryId !== 'string') throw new Error('no deliveryId');
-    } catch {
-      this.logger.error('rejected an unreadable delivery message; it is parked');
-      return 'reject';
+  private async handle(raw: ConsumeMessage, lane: Lane): Promise<'ack'> {
+    const read = readDelivery(raw.content, raw.properties.headers);
+    if (!read.ok) {
+      await this.amqp.park(raw, ROUTING_KEYS.parkedDeliveries, read.reason);
+      return 'ack';
     }
-    const headers = raw.properties.headers ?? {};
-    const attempt = Number(headers[ATTEMPT_HEADER] ?? 1);
-    const origin: Origin =
-      headers[GUARD_HEADER] !== undefined ? 'guard' : raw.fields.redelivered ? 'redelivered' : 'fresh';
-    await this.deliveries.attempt(message, Number.isInteger(attempt) && attempt >= 1 ? attempt : 1, lane, origin);
+    const { message, attempt, guard } = read.value;
+    const origin: Origin = guard ? 'guard' : raw.fields.redelivered ? 'redelivered' : 'fresh';
+    await this.deliveries.attempt(message, attempt, lane, origin);
     return 'ack';
   }
 }

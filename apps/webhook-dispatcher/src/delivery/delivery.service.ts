@@ -1,28 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUIDv7 } from 'node:crypto';
-import { buildWebhookHeaders, type WebhookContentType } from '#domain';
-import {
-  AmqpClient,
-  ATTEMPT_HEADER,
-  EXCHANGES,
-  GUARD_HEADER,
-  guardQueueName,
-  ROUTING_KEYS,
-  retryQueueName,
-  slowLaneRoutingKey,
-  slowLaneShard,
-  type DeliveryMessage,
-  type DeliverySnapshot,
-} from '#messaging';
+import type { DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
-import { WebhookCache, type SigningWebhook } from '../webhook/webhook.cache.js';
+import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeadlineList } from './deadline-list.js';
+import { DeliveryAttempt, logFieldsOf, type Lane } from './delivery.attempt.js';
 import { DeliveryLogWriter } from './delivery-log.writer.js';
-import { HttpSender } from './http.sender.js';
-import { nextStep } from './retry.policy.js';
+import { DeliveryPublisher } from './delivery.publisher.js';
 import { WebhookSlots } from './webhook-slots.js';
+
+export type { Lane } from './delivery.attempt.js';
 
 /** Concurrent attempts per webhook and process in the delivery queue (see WebhookSlots). */
 export const MAX_IN_FLIGHT_PER_WEBHOOK = 16;
@@ -35,9 +23,6 @@ const SLOW_FOR_MS = 60_000;
 /** Deliveries of one busy (not slow) webhook that may wait for a slot before the excess moves to the slow lane. */
 const MAX_WAITERS_PER_WEBHOOK = 4 * MAX_IN_FLIGHT_PER_WEBHOOK;
 
-/** Which queue a delivery message came from. */
-export type Lane = 'normal' | 'slow';
-
 /**
  * How the message may already have been worked on: `guard`, a stand-in for an attempt that ran long (it may have
  * ended since); `redelivered`, given back by the broker after a dispatcher stopped or lost its connection before
@@ -48,7 +33,11 @@ export type Origin = 'fresh' | 'guard' | 'redelivered';
 
 export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'handed-over' | 'dropped';
 
-/** One attempt of one delivery: sign the stored body, POST it, log it, and schedule what follows. */
+/**
+ * Takes a delivery message to its attempt (DeliveryAttempt): drops it if that attempt is already logged, finds its
+ * snapshot and webhook, keeps it in its lane or moves it to the webhook's shard of the slow lane, and, in the
+ * delivery queue, hands the message over to a stand-in when the attempt runs long.
+ */
 @Injectable()
 export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
@@ -62,9 +51,9 @@ export class DeliveryService {
     private readonly config: WebhookDispatcherConfig,
     private readonly cache: WebhookCache,
     private readonly deliveries: DeliveryRepository,
-    private readonly sender: HttpSender,
+    private readonly attempts: DeliveryAttempt,
     private readonly log: DeliveryLogWriter,
-    private readonly amqp: AmqpClient,
+    private readonly publisher: DeliveryPublisher,
     private readonly metrics: DispatcherMetrics,
   ) {
     this.slots = new WebhookSlots({
@@ -95,34 +84,37 @@ export class DeliveryService {
       if (logged === 'unsure') {
         // The database was just away; the attempt may have been made in another process whose log write is still
         // waiting to be retried. Look again after another guard delay rather than attempt it twice.
-        await this.standIn(message, attempt);
+        await this.publisher.publish(message, attempt, { to: 'guard' });
         return 'handed-over';
       }
     }
     const snapshot = message.snapshot ?? (await this.deliveries.findSnapshot(message.deliveryId));
     if (!snapshot) {
-      this.logger.warn(`delivery ${message.deliveryId} no longer exists (webhook deleted); dropped`);
+      this.logger.warn({
+        msg: `delivery ${message.deliveryId} no longer exists (webhook deleted); dropped`,
+        deliveryId: message.deliveryId,
+      });
       return 'dropped';
     }
     const webhook = await this.cache.forDelivery(snapshot.webhookId);
-    if (!webhook) return 'dropped'; // deleted since: nothing to deliver to, and its log is gone with it
+    if (!webhook) {
+      // Deleted since: nothing to deliver to. Its deliveries and their log go too, if the change message (or a
+      // delivery of the same webhook before) has not taken them yet.
+      await this.deliveries.deleteOfDeletedWebhook(snapshot.webhookId);
+      return 'dropped';
+    }
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);
 
     const release = lane === 'slow' ? this.slots.track(webhook.id) : await this.slots.acquire(webhook.id);
     if (!release) {
       // Slow or saturated webhook: its delivery waits in the slow lane, out of the healthy webhooks' way, in the
       // webhook's own shard of it.
-      await this.amqp.publish(
-        EXCHANGES.deliveries,
-        slowLaneRoutingKey(slowLaneShard(webhook.id)),
-        Buffer.from(JSON.stringify({ ...message, snapshot })),
-        { messageId: message.deliveryId, headers: { [ATTEMPT_HEADER]: attempt } },
-      );
+      await this.publisher.publish({ ...message, snapshot }, attempt, { to: 'slow-lane', webhookId: webhook.id });
       this.metrics.scheduled.inc({ decision: 'slow_lane' });
       return 'moved-to-slow-lane';
     }
 
-    if (lane === 'slow') return this.run(message, attempt, snapshot, webhook, release, lane, () => undefined);
+    if (lane === 'slow') return this.attempts.make(message, attempt, snapshot, webhook, lane, release, () => undefined);
     // In the delivery queue an attempt whose POST is still running after SLOW_WEBHOOK_MS gives its message back: a
     // message left unacked for the whole timeout would hold a prefetch slot, and it pins the quorum queue's log,
     // which RabbitMQ then truncates in one burst that stalls every queue. A stand-in waits in the guard queue
@@ -131,36 +123,36 @@ export class DeliveryService {
     const handOver = new Promise<'handed-over'>((resolve) => (handOverDue = () => resolve('handed-over')));
     let cancelHandOver = () => {};
     if (this.detached.size < this.config.concurrency) cancelHandOver = this.handOvers.add(() => handOverDue());
-    const running = this.run(message, attempt, snapshot, webhook, release, lane, () => cancelHandOver());
+    const running = this.attempts.make(message, attempt, snapshot, webhook, lane, release, () => cancelHandOver());
     try {
       if ((await Promise.race([running, handOver])) === 'attempted') return 'attempted';
     } finally {
       cancelHandOver();
     }
+    const fields = logFieldsOf(message, snapshot, webhook);
     const detached = running.catch((error: Error) =>
       // Not logged: the stand-in attempts it again once its delay is over.
-      this.logger.error(`attempt ${attempt} of delivery ${message.deliveryId} failed: ${error.message}`),
+      this.logger.error({
+        msg: `attempt ${attempt} of delivery ${message.deliveryId} failed: ${error.message}`,
+        ...fields,
+      }),
     );
     const key = detachedKey(message, attempt);
     this.detached.set(key, detached);
     void detached.finally(() => this.detached.get(key) === detached && this.detached.delete(key));
     try {
-      await this.standIn({ ...message, snapshot }, attempt);
+      // A stand-in: it comes back to the delivery queue after the guard delay.
+      await this.publisher.publish({ ...message, snapshot }, attempt, { to: 'guard' });
     } catch (error) {
       // No stand-in: the message stays ours until the attempt is logged, as without a hand-over.
-      this.logger.warn(`no stand-in for delivery ${message.deliveryId} (${(error as Error).message}); holding it`);
+      this.logger.warn({
+        msg: `no stand-in for delivery ${message.deliveryId} (${(error as Error).message}); holding it`,
+        ...fields,
+      });
       return running;
     }
     this.metrics.scheduled.inc({ decision: 'handed_over' });
     return 'handed-over';
-  }
-
-  /** Queues a stand-in for this attempt in the guard queue: it comes back to the delivery queue after the delay. */
-  private async standIn(message: DeliveryMessage, attempt: number): Promise<void> {
-    await this.amqp.publish('', guardQueueName(this.config.guardDelayMs), Buffer.from(JSON.stringify(message)), {
-      messageId: message.deliveryId,
-      headers: { [ATTEMPT_HEADER]: attempt, [GUARD_HEADER]: 1 },
-    });
   }
 
   /** Attempts still running whose messages were handed over (their stand-ins wait in the guard queue). */
@@ -176,116 +168,6 @@ export class DeliveryService {
       new Promise((resolve) => (timer = setTimeout(resolve, ms))),
     ]);
     clearTimeout(timer);
-  }
-
-  /** POSTs, logs and schedules what follows; resolves once the attempt is logged. */
-  private async run(
-    message: DeliveryMessage,
-    attempt: number,
-    snapshot: DeliverySnapshot,
-    webhook: SigningWebhook,
-    release: () => void,
-    lane: Lane,
-    /** Called once the POST has its outcome (before the log write). */
-    sent: () => void,
-  ): Promise<'attempted'> {
-    this.metrics.inFlight.inc();
-    const createdAt = new Date();
-    let result;
-    try {
-      const headers = buildWebhookHeaders({
-        webhookId: message.deliveryId,
-        timestamp: createdAt,
-        body: snapshot.body,
-        secrets: webhook.secrets.map((s) => s.secret),
-        contentType: snapshot.contentType as WebhookContentType,
-      });
-      result = await this.sender.send(
-        webhook.url,
-        { ...headers, 'user-agent': 'payments-webhooks/1.0' },
-        snapshot.body,
-        lane,
-      );
-    } finally {
-      this.metrics.inFlight.dec();
-      release();
-      sent();
-    }
-
-    const succeeded = result.status >= 200 && result.status < 300;
-    this.metrics.deliveries.inc({
-      outcome: succeeded ? 'success' : result.status === 0 ? 'no_response' : 'http_error',
-    });
-    this.metrics.latency.observe(result.durationMs / 1000);
-    if (attempt === 1 && snapshot.occurredAt) {
-      this.metrics.eventAge.observe((Date.now() - Date.parse(snapshot.occurredAt)) / 1000);
-    }
-
-    const step = nextStep({
-      succeeded,
-      attempt,
-      retryOnError: webhook.retryOnError,
-      manual: message.manual === true,
-      delaysMs: this.config.retryDelaysMs,
-    });
-    let nextAttemptAt: Date | null = null;
-    if (step.kind === 'retry') {
-      nextAttemptAt = new Date(Date.now() + step.delayMs);
-      await this.republish(message, step.attempt, retryQueueName(step.delayMs), snapshot);
-      this.metrics.scheduled.inc({ decision: 'retry' });
-    } else if (step.kind === 'give-up') {
-      if (step.parked) {
-        await this.park(message, attempt, snapshot);
-        this.metrics.scheduled.inc({ decision: 'parked' });
-      } else {
-        this.metrics.scheduled.inc({ decision: 'failed' });
-      }
-    }
-
-    await this.log.write({
-      id: randomUUIDv7(),
-      deliveryId: message.deliveryId,
-      webhookId: webhook.id,
-      attempt,
-      eventType: snapshot.eventType,
-      eventId: snapshot.eventId,
-      request: {
-        url: webhook.url,
-        contentType: snapshot.contentType,
-        version: snapshot.version,
-        psp: snapshot.subject.psp ?? null,
-        type: snapshot.subject.type ?? null,
-        uuid: snapshot.subject.uuid,
-      },
-      status: result.status,
-      durationMs: result.durationMs,
-      error: result.error,
-      responseExcerpt: result.responseExcerpt,
-      createdAt,
-      nextAttemptAt,
-      manual: message.manual === true,
-    });
-    return 'attempted';
-  }
-
-  /** Sends the message to a delay queue; it dead-letters back to the delivery queue after the delay. */
-  private async republish(message: DeliveryMessage, attempt: number, queue: string, snapshot: DeliverySnapshot) {
-    await this.amqp.publish('', queue, Buffer.from(JSON.stringify({ ...message, snapshot })), {
-      messageId: message.deliveryId,
-      headers: { [ATTEMPT_HEADER]: attempt },
-    });
-  }
-
-  private async park(message: DeliveryMessage, attempt: number, snapshot: DeliverySnapshot) {
-    await this.amqp.publish(
-      EXCHANGES.deadLetter,
-      ROUTING_KEYS.parkedDeliveries,
-      Buffer.from(JSON.stringify({ ...message, snapshot })),
-      {
-        messageId: message.deliveryId,
-        headers: { [ATTEMPT_HEADER]: attempt },
-      },
-    );
   }
 }
 

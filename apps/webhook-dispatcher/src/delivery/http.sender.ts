@@ -1,11 +1,12 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
-import { isPublicAddress } from '#platform';
+import { isAllowedWebhookPort, isPublicAddress, portOf } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { coalescedLookup, type AllAddressesLookup } from './coalesced-lookup.js';
 import { DeadlineList } from './deadline-list.js';
+import { EgressProxyHealth, egressProxyAgent } from './egress-proxy.agent.js';
 
 /** Every lookup of the process goes through one coalescing wrapper (see coalescedLookup). */
 const lookupAll = coalescedLookup(dnsLookup as AllAddressesLookup);
@@ -25,6 +26,9 @@ const EXCERPT_BYTES = EXCERPT_CHARS * 4;
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_CACHED_TARGETS = 10_000;
 
+const PUBLIC_ONLY = 'webhooks may only target public addresses';
+
+/** The URL's address or port is one webhooks may not reach. */
 class BlockedAddressError extends Error {
   readonly code = 'EBLOCKED';
 }
@@ -32,14 +36,16 @@ class BlockedAddressError extends Error {
 /**
  * Posts webhook bodies with undici. Redirects are never followed; the whole exchange (connect, headers, body)
  * must finish within WEBHOOK_TIMEOUT_MS. Every connection's resolved address is checked at connect time,
- * so a host that passed the check at configuration time cannot rebind to a private address later.
+ * so a host that passed the check at configuration time cannot rebind to a private address later. The port
+ * rule of the configuration (80, 443 or 1024–65535) is applied again before each POST, whatever
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS says.
  */
 @Injectable()
 export class HttpSender implements OnApplicationShutdown {
   private readonly logger = new Logger(HttpSender.name);
   /** One connection pool per lane: a hanging receiver's thousands of open connections never slow down the
    * pool (and its per-request connection search) that healthy webhooks use, even on the same origin. */
-  private readonly agents: Record<'normal' | 'slow', Agent>;
+  private readonly agents: Record<'normal' | 'slow', Dispatcher>;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
   private readonly deadlines: DeadlineList;
@@ -54,13 +60,18 @@ export class HttpSender implements OnApplicationShutdown {
         'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: deliveries may reach loopback and private addresses. Development and tests only!',
       );
     }
-    const agent = () =>
-      new Agent({
-        connect: { lookup: this.guardedLookup, timeout: this.timeoutMs },
-        keepAliveTimeout: 10_000,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
+    const pool = { keepAliveTimeout: 10_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs };
+    const proxy = config.egressProxy;
+    let agent = (): Dispatcher =>
+      new Agent({ connect: { lookup: this.guardedLookup, timeout: this.timeoutMs }, ...pool });
+    if (proxy) {
+      const proxyHost = new URL(proxy).host; // never its user info
+      this.logger.log(`Deliveries leave through the egress proxy ${proxyHost} (CONNECT to the checked address)`);
+      const health = new EgressProxyHealth(proxyHost);
+      const lookup = (hostname: string, done: (error: Error | null, addresses: LookupAddress[]) => void) =>
+        this.guardedLookup(hostname, { all: true }, (error, addresses) => done(error, addresses as LookupAddress[]));
+      agent = () => egressProxyAgent({ proxy, timeoutMs: this.timeoutMs, lookup, health, pool });
+    }
     this.agents = { normal: agent(), slow: agent() };
   }
 
@@ -70,7 +81,10 @@ export class HttpSender implements OnApplicationShutdown {
       if (error) return callback(error, []);
       const allowed = addresses.filter((a) => this.allowPrivate || isPublicAddress(a.address));
       if (allowed.length === 0) {
-        return callback(new BlockedAddressError(`${hostname} resolves only to private or loopback addresses`), []);
+        return callback(
+          new BlockedAddressError(`${hostname} resolves only to private or loopback addresses; ${PUBLIC_ONLY}`),
+          [],
+        );
       }
       if (options.all) return callback(null, allowed);
       callback(null, allowed[0].address, allowed[0].family);
@@ -112,22 +126,30 @@ export class HttpSender implements OnApplicationShutdown {
     });
   }
 
-  /** The parsed URL of a webhook, checked against the address rules when it names an IP (cached by URL). */
+  /** The parsed URL of a webhook, checked against the port rule and, when it names an IP, the address rules. */
   private target(url: string): Target {
     let target = this.targets.get(url);
     if (!target) {
       const parsed = new URL(url);
-      const host = parsed.hostname.replace(/^\[|\]$/g, '');
-      target = {
-        origin: parsed.origin,
-        path: `${parsed.pathname}${parsed.search}`,
-        blocked: !this.allowPrivate && isIP(host) !== 0 && !isPublicAddress(host) ? host : undefined,
-      };
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, blocked: this.blocked(parsed) };
       if (this.targets.size >= MAX_CACHED_TARGETS) this.targets.clear();
       this.targets.set(url, target);
     }
-    if (target.blocked) throw new BlockedAddressError(`${target.blocked} is a private or loopback address`);
+    if (target.blocked) throw new BlockedAddressError(target.blocked);
     return target;
+  }
+
+  /** Why the rules block a webhook URL — its port, or the IP address it names — or undefined. */
+  private blocked(url: URL): string | undefined {
+    const port = portOf(url);
+    if (!isAllowedWebhookPort(port)) {
+      return `port ${port} is not allowed; webhooks may only use port 80, 443 or a port from 1024 to 65535`;
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!this.allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) {
+      return `${host} is a private or loopback address; ${PUBLIC_ONLY}`;
+    }
+    return undefined;
   }
 
   private describe(error: unknown): string {
@@ -143,8 +165,10 @@ export class HttpSender implements OnApplicationShutdown {
       return `Timeout: no complete response within ${this.timeoutMs} ms`;
     }
     switch (code) {
+      case 'EEGRESS': // through WEBHOOK_EGRESS_PROXY: the message says what failed (egress-proxy.agent.ts)
+        return storableText(e.message ?? 'Egress proxy failed');
       case 'EBLOCKED':
-        return `Blocked: ${e.message ?? e.cause?.message}; webhooks may only target public addresses`;
+        return `Blocked: ${e.message ?? e.cause?.message}`;
       case 'ECONNREFUSED':
         return 'Connection refused: nothing accepts connections at this address and port';
       case 'ECONNRESET':
@@ -188,7 +212,7 @@ const CERTIFICATE_PROBLEMS: Record<string, string> = {
 interface Target {
   origin: string;
   path: string;
-  /** The IP address of the URL when it is one the rules block. */
+  /** Why the rules block the URL (its port, or the IP address it names), or undefined. */
   blocked?: string;
 }
 
@@ -266,6 +290,6 @@ const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\
  * Text a receiver controls, made storable in a PostgreSQL text column: PostgreSQL refuses NUL and invalid UTF-8,
  * and one such value would fail the whole batch of log rows it is written with. Each is replaced by U+FFFD.
  */
-export function storableText(text: string): string {
+function storableText(text: string): string {
   return text.replace(UNSTORABLE, '\uFFFD');
 }

@@ -65,16 +65,6 @@ export class WebhookSlots {
     return this.start(webhookId, this.state(webhookId));
   }
 
-  /** Attempts running for a webhook right now. */
-  running(webhookId: string): number {
-    return this.webhooks.get(webhookId)?.running.size ?? 0;
-  }
-
-  isSlowWebhook(webhookId: string): boolean {
-    const state = this.webhooks.get(webhookId);
-    return state !== undefined && this.isSlow(state);
-  }
-
   private state(webhookId: string): WebhookState {
     let state = this.webhooks.get(webhookId);
     if (!state) {

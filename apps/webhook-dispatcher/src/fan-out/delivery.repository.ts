@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { DeliverySnapshot } from '#messaging';
-import { isForeignKeyViolation } from '#persistence';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
 
@@ -13,7 +12,13 @@ export interface NewDelivery extends DeliverySnapshot {
   retryOnError: boolean;
 }
 
-/** webhook_delivery rows: one per (event, webhook), created by the fan-out. */
+/** Batch size of the deletion of a deleted webhook's deliveries: no statement holds many locks for long. */
+const DELETE_BATCH = 10_000;
+
+/**
+ * webhook_delivery rows: one per (event, webhook), created by the fan-out, and one per test delivery the merchant
+ * backend asks for (the dispatcher's commands). Manual attempts (tests, resends) are counted on the row.
+ */
 @Injectable()
 export class DeliveryRepository {
   /**
@@ -41,25 +46,31 @@ export class DeliveryRepository {
   }
 
   /**
-   * A webhook deleted since the cache read it fails the batch on the foreign key; the batch is then inserted again
-   * without that webhook's rows (checking in every statement would cost each row a lookup the key makes anyway).
+   * Deletes the deliveries of a webhook that no longer exists, and their log with them (ON DELETE CASCADE); nothing
+   * while it exists. webhook-config deletes webhooks, but the deliveries and the log are the dispatcher's own.
+   * Returns how many deliveries were deleted. Waits out database outages (DatabaseRetry).
    */
-  private async insertEvents(
-    events: NewDelivery[][],
-    skipDeletedWebhooks = false,
-  ): Promise<Array<Map<string, string>>> {
-    try {
-      return await this.insertEventsOnce(events, skipDeletedWebhooks);
-    } catch (error) {
-      if (!isForeignKeyViolation(error) || skipDeletedWebhooks) throw error;
-      return this.insertEventsOnce(events, true);
+  async deleteOfDeletedWebhook(webhookId: string): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [, count]: [unknown, number] = await this.retry.run(() =>
+        this.db.query(
+          `DELETE FROM webhook_delivery
+            WHERE id IN (SELECT id FROM webhook_delivery WHERE webhook_id = $1 LIMIT $2)
+              AND NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)`,
+          [webhookId, DELETE_BATCH],
+        ),
+      );
+      deleted += count;
+      if (count < DELETE_BATCH) return deleted;
     }
   }
 
-  private async insertEventsOnce(
-    events: NewDelivery[][],
-    skipDeletedWebhooks: boolean,
-  ): Promise<Array<Map<string, string>>> {
+  /**
+   * A webhook deleted since the cache read it gets no delivery: each row looks its webhook up (by primary key, through
+   * webhook-config's view), as the foreign key did when both tables were one app's.
+   */
+  private async insertEvents(events: NewDelivery[][]): Promise<Array<Map<string, string>>> {
     const rows = events.flat();
     // Webhooks of one event mostly share a body (same version and content type): send each distinct body
     // once and let the database copy it into every row, instead of encoding it for every delivery. The other
@@ -89,7 +100,7 @@ export class DeliveryRepository {
          FROM json_to_recordset($1::json)
               AS u(id uuid, "webhookId" uuid, "merchantId" uuid, "eventId" uuid, "eventType" text, subject jsonb,
                    url text, "contentType" text, version text, "retryOnError" boolean, "bodyIndex" int)
-        ${skipDeletedWebhooks ? 'WHERE EXISTS (SELECT 1 FROM webhook w WHERE w.id = u."webhookId")' : ''}
+        WHERE EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = u."webhookId")
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id, webhook_id, event_id`,
       [JSON.stringify(columns), ...bodies],
@@ -120,7 +131,7 @@ export class DeliveryRepository {
     );
   }
 
-  /** Reads a delivery for an attempt whose message carries no snapshot (tests and resends). */
+  /** Reads a delivery for an attempt whose message carries no snapshot (resends). */
   async findSnapshot(id: string): Promise<DeliverySnapshot | undefined> {
     const rows: Array<DeliverySnapshot & { body: Buffer }> = await this.retry.run(() =>
       this.db.query(
@@ -132,5 +143,79 @@ export class DeliveryRepository {
     );
     const row = rows[0];
     return row && { ...row, body: row.body.toString('utf8') };
+  }
+
+  /**
+   * Records a test delivery, its one manual attempt (number 1) taken: false when a delivery with its id exists already
+   * (the same command came again) or its webhook is gone. Waits out database outages (DatabaseRetry).
+   */
+  async createTest(delivery: NewDelivery): Promise<boolean> {
+    const d = delivery;
+    const rows: unknown[] = await this.retry.run(() =>
+      this.db.query(
+        `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                       version, retry_on_error, body, manual_attempts, last_manual_attempt)
+         SELECT $1::uuid, $2::uuid, $3::uuid, $4::uuid, $5, $6::jsonb, $7, $8, $9, $10,
+                convert_to($11::text, 'UTF8'), 1, 1
+          WHERE EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $2::uuid)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id`,
+        [
+          d.id,
+          d.webhookId,
+          d.merchantId,
+          d.eventId,
+          d.eventType,
+          JSON.stringify(d.subject),
+          d.url,
+          d.contentType,
+          d.version,
+          d.retryOnError,
+          d.body,
+        ],
+      ),
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * Takes the next manual attempt of a delivery of `webhookId`, unless its attempts would exceed `max`: automatic ones
+   * logged plus manual ones taken, this one included (rows from before the counter: the manual ones logged). `send`
+   * gets the attempt's number — above every number logged and every manual one taken before, so that it is never
+   * taken for the redelivery of another attempt. One database transaction: the delivery row is locked first
+   * (concurrent resends count one after the other, and the log is read after the lock), and the attempt counts only
+   * if `send` succeeds. `gone`: no such delivery of that webhook (deleted with it since). Waits out database outages.
+   */
+  takeManualAttempt(
+    deliveryId: string,
+    webhookId: string,
+    max: number,
+    send: (attempt: number) => Promise<void>,
+  ): Promise<{ attempt: number } | { refused: number } | { gone: true }> {
+    return this.retry.run(() =>
+      this.db.transaction(async (manager) => {
+        const [delivery]: Array<{ manual_attempts: number; last_manual_attempt: number }> = await manager.query(
+          `SELECT manual_attempts, last_manual_attempt FROM webhook_delivery
+            WHERE id = $1 AND webhook_id = $2 FOR UPDATE`,
+          [deliveryId, webhookId],
+        );
+        if (!delivery) return { gone: true } as const;
+        const [logged]: Array<{ automatic: number; manual: number; top: number }> = await manager.query(
+          `SELECT count(*) FILTER (WHERE NOT manual)::int AS automatic, count(*) FILTER (WHERE manual)::int AS manual,
+                  coalesce(max(attempt), 0)::int AS top
+             FROM webhook_log WHERE delivery_id = $1`,
+          [deliveryId],
+        );
+        const taken = Math.max(delivery.manual_attempts, logged.manual);
+        if (logged.automatic + taken >= max) return { refused: logged.automatic + taken };
+        const attempt = Math.max(delivery.last_manual_attempt, logged.top) + 1;
+        await manager.query(
+          'UPDATE webhook_delivery SET manual_attempts = $2, last_manual_attempt = $3 WHERE id = $1',
+          [deliveryId, taken + 1, attempt],
+        );
+        await send(attempt);
+        return { attempt };
+      }),
+    );
   }
 }

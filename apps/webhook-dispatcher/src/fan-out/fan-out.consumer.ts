@@ -1,12 +1,15 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AmqpClient, QUEUES, type PlatformEvent } from '#messaging';
+import { AmqpClient, platformEvents, QUEUES, ROUTING_KEYS } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { FanOutService } from './fan-out.service.js';
 
 /** Events in flight per process while fanning out. */
 const EVENT_PREFETCH = 64;
 
-/** Consumes `dispatcher.events`; an event is acked only after all its delivery messages are confirmed. */
+/**
+ * Consumes `dispatcher.events`; an event is acked only after all its delivery messages are confirmed. An event that is
+ * not a platform event of a known version is parked in `dispatcher.events.parked`, with its reason.
+ */
 @Injectable()
 export class FanOutConsumer implements OnApplicationBootstrap {
   private readonly logger = new Logger(FanOutConsumer.name);
@@ -23,14 +26,9 @@ export class FanOutConsumer implements OnApplicationBootstrap {
     await this.amqp.consume(
       QUEUES.dispatcherEvents,
       async (message) => {
-        let event: PlatformEvent;
-        try {
-          event = JSON.parse(message.content.toString()) as PlatformEvent;
-        } catch {
-          this.logger.error(`rejected an unreadable event (routing key ${message.fields.routingKey}); it is parked`);
-          return 'reject';
-        }
-        await this.fanOut.fanOut(event);
+        const event = platformEvents.read(message.content);
+        if (event.ok) await this.fanOut.fanOut(event.value);
+        else await this.amqp.park(message, ROUTING_KEYS.parkedEvents, event.reason);
         return 'ack';
       },
       { prefetch: EVENT_PREFETCH, priority: this.config.consumerPriority },

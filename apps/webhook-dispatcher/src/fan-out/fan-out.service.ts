@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import {
+  deliverySubjectOf,
   encodePayload,
   renderWebhookPayload,
   type PayloadObject,
@@ -13,15 +14,6 @@ import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeliveryRepository, type NewDelivery } from './delivery.repository.js';
 import { webhookMatches } from './webhook-matcher.js';
-
-/** What a log entry shows of the event's subject: `psp, type, uuid` for transactions, else the subject id. */
-export function subjectOf(event: PlatformEvent): DeliverySnapshot['subject'] {
-  if (event.category === 'transaction') {
-    const data = event.data as { psp?: string; type?: string; uuid?: string };
-    return { psp: data.psp, type: data.type, uuid: data.uuid ?? event.subjectId };
-  }
-  return { uuid: event.subjectId };
-}
 
 function webhookSubject(event: PlatformEvent): WebhookSubject {
   switch (event.category) {
@@ -55,7 +47,7 @@ export class FanOutService {
     if (webhooks.length === 0) return 0;
 
     const subject = webhookSubject(event);
-    const logSubject = subjectOf(event);
+    const logSubject = deliverySubjectOf(subject);
     const bodies = new Map<string, string>();
     const render = (version: string, contentType: WebhookContentType) => {
       const key = `${version}|${contentType}`;

@@ -2,7 +2,7 @@ import type { PlatformEvent } from '#messaging';
 import type { WebhookRow } from '../webhook/webhook.repository.js';
 
 /**
- * CONTRACT §5 "Which webhooks fire": the event's merchant, a type the webhook selected, and — when the
+ * Which webhooks an event fires: those of the event's merchant that selected its type, and — when the
  * webhook is linked to an integration — only events of that integration (payouts belong to none).
  */
 export function webhookMatches(

@@ -24,7 +24,10 @@ export interface SecretRow {
 const WEBHOOK_COLUMNS = `id, merchant_id AS "merchantId", integration_id AS "integrationId", url,
   content_type AS "contentType", version, retry_on_error AS "retryOnError", events`;
 
-/** Reads webhooks and their signing secrets (still encrypted); waits out database outages (DatabaseRetry). */
+/**
+ * Reads webhooks and their signing secrets (still encrypted) through webhook-config's views of them; waits out
+ * database outages (DatabaseRetry).
+ */
 @Injectable()
 export class WebhookRepository {
   constructor(
@@ -33,18 +36,24 @@ export class WebhookRepository {
   ) {}
 
   findByMerchant(merchantId: string): Promise<WebhookRow[]> {
-    return this.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhook WHERE merchant_id = $1`, [merchantId]);
+    return this.query(`SELECT ${WEBHOOK_COLUMNS} FROM backend.webhook_for_dispatcher WHERE merchant_id = $1`, [
+      merchantId,
+    ]);
   }
 
   async findById(id: string): Promise<WebhookRow | undefined> {
-    const rows = await this.query<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhook WHERE id = $1`, [id]);
+    const rows = await this.query<WebhookRow>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM backend.webhook_for_dispatcher WHERE id = $1`,
+      [id],
+    );
     return rows[0];
   }
 
   /** Secrets that can still sign (current, or rotated but not yet expired), newest first. */
   findSigningSecrets(webhookId: string): Promise<SecretRow[]> {
     return this.query(
-      `SELECT webhook_id AS "webhookId", ciphertext, expires_at AS "expiresAt" FROM webhook_secret
+      `SELECT webhook_id AS "webhookId", ciphertext, expires_at AS "expiresAt"
+         FROM backend.webhook_secret_for_dispatcher
         WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > now())
         ORDER BY (expires_at IS NULL) DESC, created_at DESC`,
       [webhookId],
@@ -54,7 +63,8 @@ export class WebhookRepository {
   /** The latest secrets of any webhooks (to check at start that SECRET_ENCRYPTION_KEY opens them). */
   latestSecrets(limit: number): Promise<SecretRow[]> {
     return this.query(
-      `SELECT webhook_id AS "webhookId", ciphertext, expires_at AS "expiresAt" FROM webhook_secret
+      `SELECT webhook_id AS "webhookId", ciphertext, expires_at AS "expiresAt"
+         FROM backend.webhook_secret_for_dispatcher
         ORDER BY created_at DESC LIMIT $1`,
       [limit],
     );

@@ -1,9 +1,18 @@
-/** What happens after an attempt. */
+/** How an attempt went, by its status (the label of `webhook_deliveries_total`). */
+export type SendOutcome = 'success' | 'http_error' | 'no_response';
+
+/** Any 2xx is a success; status 0 means no complete response (timeout, refused, blocked, …). */
+export function outcomeOf(status: number): SendOutcome {
+  if (status >= 200 && status < 300) return 'success';
+  return status === 0 ? 'no_response' : 'http_error';
+}
+
+/** What follows an attempt. */
 export type NextStep =
   { kind: 'done' } | { kind: 'retry'; attempt: number; delayMs: number } | { kind: 'give-up'; parked: boolean };
 
 /**
- * CONTRACT §5: with retryOnError a failed delivery is repeated up to `delaysMs.length` (≤ 10) times, repeat n
+ * With retryOnError a failed delivery is repeated up to `delaysMs.length` (≤ 10) times, repeat n
  * after delaysMs[n-1]; without it exactly one attempt. Manual attempts (test, resend) are never repeated.
  * A delivery that used up its repeats is parked (dead-letter queue) and stays visible in the log as failed.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nextStep } from './retry.policy.js';
+import { nextStep, outcomeOf } from './delivery.decision.js';
 
 const delaysMs = [
   60_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000,
@@ -46,4 +46,29 @@ describe('nextStep', () => {
       parked: false,
     });
   });
+});
+
+describe('what follows an attempt', () => {
+  const delays = [10, 20];
+  // status, attempt, retryOnError, manual → outcome (metric label), next step
+  it.each([
+    [200, 1, true, false, 'success', { kind: 'done' }],
+    [299, 3, true, false, 'success', { kind: 'done' }],
+    [204, 1, false, true, 'success', { kind: 'done' }],
+    [199, 1, true, false, 'http_error', { kind: 'retry', attempt: 2, delayMs: 10 }],
+    [301, 1, true, false, 'http_error', { kind: 'retry', attempt: 2, delayMs: 10 }],
+    [500, 2, true, false, 'http_error', { kind: 'retry', attempt: 3, delayMs: 20 }],
+    [0, 2, true, false, 'no_response', { kind: 'retry', attempt: 3, delayMs: 20 }],
+    [0, 3, true, false, 'no_response', { kind: 'give-up', parked: true }],
+    [503, 1, false, false, 'http_error', { kind: 'give-up', parked: false }],
+    [0, 1, true, true, 'no_response', { kind: 'give-up', parked: false }],
+  ] as const)(
+    'status %d on attempt %d (retryOnError %s, manual %s) → %s, %o',
+    (status, attempt, retryOnError, manual, outcome, step) => {
+      expect(outcomeOf(status)).toBe(outcome);
+      expect(
+        nextStep({ succeeded: outcomeOf(status) === 'success', attempt, retryOnError, manual, delaysMs: delays }),
+      ).toEqual(step);
+    },
+  );
 });

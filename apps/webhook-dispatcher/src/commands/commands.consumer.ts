@@ -1,0 +1,35 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { AmqpClient, dispatcherCommands, QUEUES, ROUTING_KEYS } from '#messaging';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { ManualDeliveryService } from './manual-delivery.service.js';
+
+/** Commands in flight per process: each is a short database transaction and one publish. */
+const COMMAND_PREFETCH = 16;
+
+/**
+ * Consumes `dispatcher.commands`, webhook-config's requests for a test delivery or a resend. A command is acked once
+ * its delivery message is confirmed, or once it turned out to need none (webhook gone, resend limit reached). One that
+ * is not a dispatcher command of a known version is parked in `dispatcher.commands.parked`, with its reason.
+ */
+@Injectable()
+export class CommandsConsumer implements OnApplicationBootstrap {
+  constructor(
+    private readonly amqp: AmqpClient,
+    private readonly manual: ManualDeliveryService,
+    private readonly config: WebhookDispatcherConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.amqp.consume(
+      QUEUES.dispatcherCommands,
+      async (message) => {
+        const command = dispatcherCommands.read(message.content);
+        if (!command.ok) await this.amqp.park(message, ROUTING_KEYS.parkedCommands, command.reason);
+        else if (command.value.type === 'webhook.test') await this.manual.test(command.value);
+        else await this.manual.resend(command.value);
+        return 'ack';
+      },
+      { prefetch: COMMAND_PREFETCH, priority: this.config.consumerPriority },
+    );
+  }
+}

@@ -1,0 +1,142 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUIDv7 } from 'node:crypto';
+import { buildWebhookHeaders } from '#domain';
+import type { LogFields } from '#platform';
+import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
+import type { SigningWebhook } from '../webhook/webhook.cache.js';
+import { nextStep, outcomeOf } from './delivery.decision.js';
+import { DeliveryLogWriter } from './delivery-log.writer.js';
+import { DeliveryPublisher } from './delivery.publisher.js';
+import { HttpSender } from './http.sender.js';
+
+/** Which queue a delivery message came from (the slow lane has its own HTTP connection pool). */
+export type Lane = 'normal' | 'slow';
+
+/**
+ * Makes one attempt of a delivery: signs the stored body, POSTs it, queues what follows (a repeat in its delay
+ * queue, or the parking) and logs it. What follows is queued before the log is written: a message whose attempt is
+ * logged can then be dropped (see DeliveryService) without losing its repeat.
+ */
+@Injectable()
+export class DeliveryAttempt {
+  private readonly logger = new Logger(DeliveryAttempt.name);
+
+  constructor(
+    private readonly config: WebhookDispatcherConfig,
+    private readonly sender: HttpSender,
+    private readonly log: DeliveryLogWriter,
+    private readonly publisher: DeliveryPublisher,
+    private readonly metrics: DispatcherMetrics,
+  ) {}
+
+  /**
+   * Resolves once the attempt is logged. `release` frees the webhook's slot and `sent` is called once the POST has
+   * its outcome (before the log write), whatever it is.
+   */
+  async make(
+    message: DeliveryMessage,
+    attempt: number,
+    snapshot: DeliverySnapshot,
+    webhook: SigningWebhook,
+    lane: Lane,
+    release: () => void,
+    sent: () => void,
+  ): Promise<'attempted'> {
+    this.metrics.inFlight.inc();
+    const createdAt = new Date();
+    let result;
+    try {
+      const headers = buildWebhookHeaders({
+        webhookId: message.deliveryId,
+        timestamp: createdAt,
+        body: snapshot.body,
+        secrets: webhook.secrets.map((s) => s.secret),
+        contentType: snapshot.contentType,
+      });
+      result = await this.sender.send(
+        webhook.url,
+        { ...headers, 'user-agent': 'payments-webhooks/1.0' },
+        snapshot.body,
+        lane,
+      );
+    } finally {
+      this.metrics.inFlight.dec();
+      release();
+      sent();
+    }
+
+    const outcome = outcomeOf(result.status);
+    this.metrics.deliveries.inc({ outcome });
+    this.metrics.latency.observe(result.durationMs / 1000);
+    if (attempt === 1 && snapshot.occurredAt) {
+      this.metrics.eventAge.observe((Date.now() - Date.parse(snapshot.occurredAt)) / 1000);
+    }
+
+    const step = nextStep({
+      succeeded: outcome === 'success',
+      attempt,
+      retryOnError: webhook.retryOnError,
+      manual: message.manual === true,
+      delaysMs: this.config.retryDelaysMs,
+    });
+    let nextAttemptAt: Date | null = null;
+    if (step.kind === 'retry') {
+      nextAttemptAt = new Date(Date.now() + step.delayMs);
+      await this.publisher.publish({ ...message, snapshot }, step.attempt, { to: 'retry', delayMs: step.delayMs });
+      this.metrics.scheduled.inc({ decision: 'retry' });
+    } else if (step.kind === 'give-up') {
+      if (step.parked) {
+        await this.publisher.publish({ ...message, snapshot }, attempt, { to: 'parked', reason: 'repeats used up' });
+        this.metrics.scheduled.inc({ decision: 'parked' });
+      } else {
+        this.metrics.scheduled.inc({ decision: 'failed' });
+      }
+    }
+
+    await this.log.write({
+      id: randomUUIDv7(),
+      deliveryId: message.deliveryId,
+      webhookId: webhook.id,
+      attempt,
+      eventType: snapshot.eventType,
+      eventId: snapshot.eventId,
+      request: {
+        url: webhook.url,
+        contentType: snapshot.contentType,
+        version: snapshot.version,
+        psp: snapshot.subject.psp ?? null,
+        type: snapshot.subject.type ?? null,
+        uuid: snapshot.subject.uuid,
+      },
+      status: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      responseExcerpt: result.responseExcerpt,
+      createdAt,
+      nextAttemptAt,
+      manual: message.manual === true,
+    });
+    this.logger.debug({
+      msg: `attempt ${attempt} of delivery ${message.deliveryId}: ${result.status || 'no response'}`,
+      ...logFieldsOf(message, snapshot, webhook),
+      attempt,
+      status: result.status,
+      durationMs: result.durationMs,
+    });
+    return 'attempted';
+  }
+}
+
+/** What a log line about an attempt names as its fields. */
+export const logFieldsOf = (
+  message: DeliveryMessage,
+  snapshot: DeliverySnapshot,
+  webhook: SigningWebhook,
+): LogFields => ({
+  deliveryId: message.deliveryId,
+  eventId: snapshot.eventId,
+  webhookId: webhook.id,
+  merchantId: webhook.merchantId,
+});

@@ -1,0 +1,86 @@
+import { afterAll, expect, it } from '@jest/globals';
+import amqplib from 'amqplib';
+import { durableQueues, retryQueueName, type AmqpClient } from '#messaging';
+import { metricsSuite, testEnv, waitFor } from '#testing';
+import { loadWebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
+import { DECISIONS, OUTCOMES } from '../src/metrics/dispatcher.metrics.js';
+import {
+  Receiver,
+  closeDb,
+  createMerchant,
+  createWebhook,
+  dispatcherEnv,
+  publishEvents,
+  startDispatcher,
+  testAmqp,
+  transactionEvent,
+} from './dispatcher.harness.js';
+
+// A delay no other suite uses: its queue holds this suite's repeat alone, and goes with it.
+const ENV = { WEBHOOK_RETRY_DELAYS: '50ms,1h' };
+const HOUR_QUEUE = retryQueueName(3_600_000);
+const receiver = new Receiver(() => ({ status: 200 }));
+let amqp: AmqpClient;
+
+metricsSuite('webhook-dispatcher', () => startDispatcher(ENV), {
+  traffic: async () => {
+    await receiver.start();
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+    const { merchantId, integrationId } = await createMerchant();
+    await createWebhook({ merchantId, url: `${receiver.url}/ok` });
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(() => receiver.to('/ok').length === 1, { what: 'the delivery' });
+  },
+  more: ({ scrape }) => {
+    afterAll(async () => {
+      const connection = await amqplib.connect(testEnv().amqpUrl);
+      const channel = await connection.createChannel();
+      await channel.deleteQueue(HOUR_QUEUE);
+      await connection.close();
+      await amqp.close();
+      await receiver.stop();
+      await closeDb();
+    });
+
+    it('reports every queue it declares as the broker counts it: events, deliveries, slow-lane shards, delay queues, parked', async () => {
+      // A repeat waiting for its hour.
+      await amqp.publish('', HOUR_QUEUE, Buffer.from('{}'));
+      const config = loadWebhookDispatcherConfig(dispatcherEnv(ENV));
+      const queues = durableQueues({ retryDelaysMs: config.retryDelaysMs, guardDelayMs: config.guardDelayMs });
+      expect(queues).toEqual(
+        expect.arrayContaining([
+          'dispatcher.events',
+          'dispatcher.deliveries',
+          'dispatcher.deliveries.slow.7',
+          'dispatcher.retry.50ms',
+          HOUR_QUEUE,
+          `dispatcher.guard.${config.timeoutMs + 5_000}ms`,
+          'dispatcher.events.parked',
+          'dispatcher.deliveries.parked',
+        ]),
+      );
+      const text = await scrape();
+      const reported = Object.fromEntries(
+        [...text.matchAll(/^webhook_queue_messages_ready\{queue="([^"]+)"\} (\S+)$/gm)].map((m) => [
+          m[1],
+          Number(m[2]),
+        ]),
+      );
+      const counted = Object.fromEntries(await Promise.all(queues.map(async (q) => [q, await amqp.queueDepth(q)])));
+      expect(reported).toEqual(counted);
+      expect(reported[HOUR_QUEUE]).toBe(1);
+      expect(text).toMatch(/^# HELP webhook_queue_messages_ready .*aggregate with max\(\)$/m);
+    });
+
+    it('has every outcome and decision from the start, at 0 until one happens', async () => {
+      const text = await scrape();
+      for (const outcome of OUTCOMES)
+        expect(text).toMatch(new RegExp(`^webhook_deliveries_total\\{outcome="${outcome}"\\} \\d+$`, 'm'));
+      expect(text).toMatch(/^webhook_deliveries_total\{outcome="success"\} 1$/m);
+      expect(text).toMatch(/^webhook_deliveries_total\{outcome="no_response"\} 0$/m);
+      for (const decision of DECISIONS)
+        expect(text).toMatch(new RegExp(`^webhook_delivery_decisions_total\\{decision="${decision}"\\} 0$`, 'm'));
+    });
+  },
+});

@@ -103,6 +103,36 @@ async function changeStatus(req, res, uuid) {
   send(res, 200, { ...render(rows[0]), status: body.status, updatedAt: updatedAt.toISOString() });
 }
 
+/** The catch-up walk: `updatedFrom=…&order=updatedAt`, oldest change first, as transaction-api pages it. */
+async function catchUp(res, url) {
+  const limit = Number(url.searchParams.get('limit') ?? 20);
+  const from = new Date(url.searchParams.get('updatedFrom'));
+  const cursor = url.searchParams.get('cursor');
+  let rows;
+  if (cursor) {
+    const [time, uuid] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    ({ rows } = await pool.query({
+      name: 'catch-up-c',
+      text: `SELECT ${COLUMNS} FROM transaction WHERE merchant_id = $1 AND updated_at >= $2 AND (updated_at, uuid) > ($3, $4)
+             ORDER BY updated_at, uuid LIMIT $5`,
+      values: [merchantId, from, new Date(time), uuid, limit + 1],
+    }));
+  } else {
+    ({ rows } = await pool.query({
+      name: 'catch-up',
+      text: `SELECT ${COLUMNS} FROM transaction WHERE merchant_id = $1 AND updated_at >= $2 ORDER BY updated_at, uuid LIMIT $3`,
+      values: [merchantId, from, limit + 1],
+    }));
+  }
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const nextCursor =
+    rows.length > limit
+      ? Buffer.from(JSON.stringify([last.updatedAt.getTime(), last.uuid, 'updatedAt'])).toString('base64url')
+      : null;
+  send(res, 200, { data: page.map(render), nextCursor });
+}
+
 const server = createServer(async (req, res) => {
   try {
     const url = new URL(req.url, 'http://x');
@@ -118,6 +148,8 @@ const server = createServer(async (req, res) => {
       });
       return rows.length ? send(res, 200, render(rows[0])) : send(res, 404, { status: 404 });
     }
+    if (url.pathname === '/transactions' && url.searchParams.get('order') === 'updatedAt')
+      return await catchUp(res, url);
     if (url.pathname === '/transactions') {
       const limit = Number(url.searchParams.get('limit') ?? 20);
       const cursor = url.searchParams.get('cursor');

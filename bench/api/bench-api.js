@@ -3,7 +3,8 @@
 //  1. builds transaction-api (tsc) and creates a dedicated database `payments_bench_api` (BENCH_DATABASE_URL),
 //     migrates it and fills it with 1,000,000 transactions of one merchant (generate_series, one statement);
 //  2. starts the real app (production mode, its own RabbitMQ vhost) and the baseline, both on 127.0.0.1;
-//  3. autocannon: retrieve-one (random uuids) and list (limit 20) on page 1, page 1,000 and page 10,000,
+//  3. autocannon: retrieve-one (random uuids), list (limit 20) on page 1, page 1,000 and page 10,000, and the
+//     catch-up walk (updatedFrom = the median updated_at, order=updatedAt, limit 20) on the same pages,
 //     app vs baseline in the same run;
 //  4. recording rate: transactions + status changes through the platform API for a fixed time, each with its
 //     outbox event, then the time for the relay to publish everything;
@@ -110,7 +111,10 @@ async function prepareDatabase(persistence) {
               (ARRAY['visa','mastercard','twint','amex'])[1 + i % 4],
               100 + i % 100000, 'CHF',
               CASE WHEN i % 4 IN (0, 1) AND i % 2 = 0 THEN '{"eci":"05","source":"3ds","version":"2.2.0","flow":"challenge"}'::jsonb END,
-              '\\x00', c, c
+              '\\x00', c,
+              -- Last changed when created (waiting), or by a status change up to two days later: the change order
+              -- is the creation order shuffled locally, as in life.
+              c + CASE WHEN i % 5 = 0 THEN 0 ELSE (i * 7919) % 172800 END * interval '1 second'
          FROM generate_series(1, $2) AS i, LATERAL (SELECT timestamptz '2025-01-01' + i * interval '17 seconds' AS c) t`,
       [merchantId, ROWS],
     );
@@ -136,7 +140,36 @@ async function prepareDatabase(persistence) {
     return Buffer.from(JSON.stringify([row.created_at.getTime(), row.uuid])).toString('base64url');
   };
   const deepPage = Math.min(10_000, Math.floor(ROWS / 20) - 1);
-  return { merchantId, integrationId, apiKey, sample, deepPage, cursorDeep: await deep((deepPage - 1) * 20 - 1) };
+  return {
+    merchantId,
+    integrationId,
+    apiKey,
+    sample,
+    deepPage,
+    cursorDeep: await deep((deepPage - 1) * 20 - 1),
+    catchUp: await catchUpPoints(merchantId),
+  };
+}
+
+/**
+ * The catch-up walk: `updatedFrom` = the median updated_at (so half the table lies ahead of it), its deepest page
+ * (10,000 when the table is large enough) and that page's cursor, as the API would hand it out.
+ */
+async function catchUpPoints(merchantId) {
+  const [{ updated_at: from }] = await query(
+    `SELECT updated_at FROM transaction WHERE merchant_id = $1 ORDER BY updated_at, uuid OFFSET $2 LIMIT 1`,
+    [merchantId, Math.floor(ROWS / 2)],
+  );
+  const deepPage = Math.min(10_000, Math.floor(ROWS / 2 / 20) - 1);
+  const [row] = await query(
+    `SELECT updated_at, uuid FROM transaction WHERE merchant_id = $1 AND updated_at >= $2
+      ORDER BY updated_at, uuid OFFSET $3 LIMIT 1`,
+    [merchantId, from, (deepPage - 1) * 20 - 1],
+  );
+  const cursorDeep = Buffer.from(JSON.stringify([row.updated_at.getTime(), row.uuid, 'updatedAt'])).toString(
+    'base64url',
+  );
+  return { from: from.toISOString(), query: `updatedFrom=${from.toISOString()}&order=updatedAt`, deepPage, cursorDeep };
 }
 
 /** The benchmark's RabbitMQ (see bench/lib/infra.js), unless BENCH_AMQP_URL names one. */
@@ -259,10 +292,10 @@ function cannon(name, url, paths, headers = {}) {
   });
 }
 
-async function walkTo(app, apiKey, pages) {
+async function walkTo(app, apiKey, pages, filters = '') {
   let cursor = null;
   for (let page = 1; page < pages; page += 1) {
-    const response = await fetch(`${app}/v1.17/transactions?limit=20${cursor ? `&cursor=${cursor}` : ''}`, {
+    const response = await fetch(`${app}/v1.17/transactions?limit=20${filters}${cursor ? `&cursor=${cursor}` : ''}`, {
       headers: { 'x-api-key': apiKey },
     });
     if (response.status !== 200) throw new Error(`walking pages: page ${page} answered ${response.status}`);
@@ -275,9 +308,12 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 async function measure(filled, app, baseline) {
   const key = { 'x-api-key': filled.apiKey };
-  log('walking to page 1,000 through the API');
+  log('walking to page 1,000 through the API, newest first and catching up');
   const cursor1000 = await walkTo(app, filled.apiKey, 1_000);
+  const catchUp = filled.catchUp;
+  const catchUp1000 = await walkTo(app, filled.apiKey, 1_000, `&${catchUp.query}`);
   const deepName = `list, page ${filled.deepPage.toLocaleString('en')}`;
+  const catchUpPage = (cursor) => `?limit=20&${catchUp.query}${cursor ? `&cursor=${cursor}` : ''}`;
   const scenarios = [
     [
       'retrieve one',
@@ -295,6 +331,15 @@ async function measure(filled, app, baseline) {
       [`/v1.17/transactions?limit=20&cursor=${filled.cursorDeep}`],
       [`/transactions?limit=20&cursor=${filled.cursorDeep}`],
     ],
+    ...[
+      ['catch-up, page 1', null],
+      ['catch-up, page 1,000', catchUp1000],
+      [`catch-up, page ${catchUp.deepPage.toLocaleString('en')}`, catchUp.cursorDeep],
+    ].map(([name, cursor]) => [
+      name,
+      [`/v1.17/transactions${catchUpPage(cursor)}`],
+      [`/transactions${catchUpPage(cursor)}`],
+    ]),
   ];
   // Warm both, then ROUNDS rounds of every scenario (app, then baseline) so that a change in the machine's load
   // hits app and baseline, and every page depth, alike; each figure is the median over the rounds.
@@ -337,27 +382,43 @@ async function measure(filled, app, baseline) {
     app: summary(runs.get(name).app),
     baseline: summary(runs.get(name).baseline),
   }));
-  return { results, plans: await explainPages(filled, cursor1000) };
+  return { results, plans: await explainPages(filled, cursor1000, catchUp1000), catchUpQuery: catchUp.query };
 }
 
-/** What PostgreSQL does for one list page at each depth: execution time and buffers touched (EXPLAIN ANALYZE). */
-async function explainPages(filled, cursor1000) {
+/**
+ * What PostgreSQL does for one page at each depth, newest first and catching up: execution time and buffers
+ * touched (EXPLAIN ANALYZE).
+ */
+async function explainPages(filled, cursor1000, catchUp1000) {
   const decode = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const list = (cursor) =>
+    cursor
+      ? [' AND (created_at, uuid) < ($2, $3) ORDER BY created_at DESC, uuid DESC', [new Date(cursor[0]), cursor[1]]]
+      : [' ORDER BY created_at DESC, uuid DESC', []];
+  const from = new Date(filled.catchUp.from);
+  const catchUp = (cursor) =>
+    cursor
+      ? [
+          ' AND updated_at >= $2 AND (updated_at, uuid) > ($3, $4) ORDER BY updated_at, uuid',
+          [from, new Date(cursor[0]), cursor[1]],
+        ]
+      : [' AND updated_at >= $2 ORDER BY updated_at, uuid', [from]];
   const pages = [
-    ['page 1', null],
-    ['page 1,000', decode(cursor1000)],
-    [`page ${filled.deepPage.toLocaleString('en')}`, decode(filled.cursorDeep)],
+    ['list, page 1', list(null)],
+    ['list, page 1,000', list(decode(cursor1000))],
+    [`list, page ${filled.deepPage.toLocaleString('en')}`, list(decode(filled.cursorDeep))],
+    ['catch-up, page 1', catchUp(null)],
+    ['catch-up, page 1,000', catchUp(decode(catchUp1000))],
+    [`catch-up, page ${filled.catchUp.deepPage.toLocaleString('en')}`, catchUp(decode(filled.catchUp.cursorDeep))],
   ];
   const plans = [];
-  for (const [name, cursor] of pages) {
-    const keyset = cursor ? ' AND (created_at, uuid) < ($2, $3)' : '';
-    const values = cursor ? [filled.merchantId, new Date(cursor[0]), cursor[1]] : [filled.merchantId];
+  for (const [name, [rest, values]] of pages) {
     const times = [];
     let plan;
     for (let i = 0; i < 5; i += 1) {
       const [row] = await query(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM transaction WHERE merchant_id = $1${keyset} ORDER BY created_at DESC, uuid DESC LIMIT 21`,
-        values,
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT * FROM transaction WHERE merchant_id = $1${rest} LIMIT 21`,
+        [filled.merchantId, ...values],
       );
       plan = row['QUERY PLAN'][0];
       times.push(plan['Execution Time']);
@@ -607,11 +668,18 @@ function render(report) {
       ),
       '',
     );
-    const page1 = report.results.find((r) => r.name === 'list, page 1');
-    const page1000 = report.results.find((r) => r.name === 'list, page 1,000');
-    const deepest = report.results[report.results.length - 1];
+    // Per walk: p99 of page 1,000 and of the deepest page against page 1.
+    const depth = (walk, label) => {
+      const pages = report.results.filter((r) => r.name.startsWith(`${walk}, page `));
+      const [page1, page1000, deepest] = [pages[0], pages[1], pages[pages.length - 1]];
+      return (
+        `${label} p99, page 1,000 / page 1: **${f(page1000.app.p99 / page1.app.p99, 2)}×** (goal ≤ 1.5×); ` +
+        `${deepest.name.replace(`${walk}, `, '')} / page 1: ${f(deepest.app.p99 / page1.app.p99, 2)}×.`
+      );
+    };
     lines.push(
-      `List p99, page 1,000 / page 1: **${f(page1000.app.p99 / page1.app.p99, 2)}×** (goal ≤ 1.5×); ${deepest.name.replace('list, ', '')} / page 1: ${f(deepest.app.p99 / page1.app.p99, 2)}×.`,
+      depth('list', 'List'),
+      depth('catch-up', `Catch-up walk (\`${report.catchUpQuery}&limit=20\`)`),
       '',
       'PostgreSQL for one page (EXPLAIN ANALYZE, median of 5):',
       '',

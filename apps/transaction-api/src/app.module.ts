@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { IntegrationEntity, MerchantEntity } from '#persistence';
+import { TRANSACTION_API_DATABASE } from '#persistence';
 import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
+import { PgPoolModule } from './common/pg-pool.js';
 import { TransactionApiConfig } from './config/transaction-api.config.js';
 import { MerchantModule } from './merchant/merchant.module.js';
 import { PayoutModule } from './payout/payout.module.js';
@@ -16,10 +17,13 @@ export class AppModule {
         AppConfigModule.forRoot(config, [TransactionApiConfig, PlatformTokenSource]),
         PlatformModule.forRoot({
           name: 'transaction-api',
+          database: TRANSACTION_API_DATABASE,
           base: config.base,
-          entities: [MerchantEntity, IntegrationEntity],
-          poolSize: config.databasePoolSize,
+          // TypeORM's data source serves only the readiness check here: every query runs on PG_POOL.
+          entities: [],
+          poolSize: 1,
         }),
+        PgPoolModule,
         MerchantModule,
         TransactionModule,
         SubscriptionModule,

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
+import { webhooksDoc } from './common/webhooks.doc.js';
 import type { TransactionApiConfig } from './config/transaction-api.config.js';
 
 /** Largest accepted request body: a transaction is well under 2 KiB. */
@@ -14,19 +15,28 @@ transaction of its merchant and nothing of any other (another merchant's uuid an
 Platform API: \`Authorization: Bearer $PLATFORM_TOKEN\`. Missing or wrong credentials answer 401.
 
 **Versions.** \`version\` is 1.0 … 1.17. Before 1.17 the transaction object has no \`3dsecure\` key; from 1.17 it
-always has it (an object or null). Nothing else differs. Any other version answers 404.
+always has it (an object or null). Nothing else differs. Any other version answers 404. This document lists 1.17
+under paths of its own (\`/v1.17/…\`), so that a client generated from it types those objects with \`3dsecure\`.
 
 **Errors.** Every error is an RFC 9457 \`application/problem+json\` body \`{type, title, status, detail, errors?}\`;
 \`errors\` lists \`{field, message}\` for each invalid field. Bad input (malformed JSON, a wrong type, an unknown
-field or query parameter, an unknown status, a bad currency or amount, a bad cursor, a body over 64 KiB) is a 4xx
-naming the field and changes nothing. Problem types: urn:problem:validation (400), urn:problem:bad-request (400),
+field or query parameter, an unknown status, a bad currency or amount, a bad cursor, a body over 64 KiB, a body
+that is not \`application/json\`) is a 4xx naming the field and changes nothing. What is refused before any route (a
+malformed request or path, a path segment over 100 characters, a request line and headers over 16 KiB) is a problem
+too, quoting nothing that was sent. Problem types: urn:problem:validation (400), urn:problem:bad-request (400),
 urn:problem:unauthorized (401), urn:problem:not-found (404), urn:problem:unknown-api-version (404),
 urn:problem:conflict (409), urn:problem:status-transition (409), urn:problem:subscription-event (409),
-urn:problem:payload-too-large (413), urn:problem:unsupported-media-type (415).
+urn:problem:payload-too-large (413), urn:problem:uri-too-long (414), urn:problem:unsupported-media-type (415),
+urn:problem:request-header-fields-too-large (431), urn:problem:unavailable (503, with Retry-After: the database is
+away, or the service is shutting down).
 
 **Events.** Every change is published to the \`payments.events\` exchange through a transactional outbox
 (routing key = event type): transaction.created, transaction.status_changed, subscription.created,
 subscription.renewed, subscription.payment_failed, subscription.cancelled, subscription.ended, payout.created.
+
+**Webhooks.** What merchants' webhooks receive is under \`webhooks\`: one entry per event type and payload version
+(\`transaction-2026-08-20\`, …) with the payload's JSON Schema and an example, as JSON and as PHP-Post, and the
+signature headers.
 `.trim();
 
 /** Builds the transaction-api application (not listening yet): used by main.ts and by the e2e tests. */
@@ -34,6 +44,7 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
   const app = await createHttpApp(AppModule.forRoot(config), {
     name: 'transaction-api',
     logLevel: config.base.logLevel,
+    logFormat: config.base.logFormat,
     bodyLimit: BODY_LIMIT_BYTES,
     openApi: {
       title: 'transaction-api',
@@ -56,11 +67,10 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
           ),
       // A 1.17 object would otherwise also match the 1.0–1.16 schema of the same `oneOf`.
       closedSchemas: ['TransactionV1Doc', 'TransactionV117Doc', 'ThreeDSecureDoc'],
+      webhooks: webhooksDoc(),
     },
   });
   const fastify = app.getHttpAdapter().getInstance();
-  // The API speaks JSON only: without Fastify's text/plain parser any other body type answers 415.
-  fastify.removeContentTypeParser(['text/plain']);
   // Payment data and API keys: no browser or shared cache may keep an answer (a route may still set its own).
   fastify.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store');

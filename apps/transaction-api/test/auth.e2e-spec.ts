@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from './db.js';
+import { DEV_PLATFORM_TOKEN } from '../src/config/transaction-api.config.js';
 import { TransactionApiHarness } from './harness.js';
 
 describe('merchants, integrations and authentication (e2e over HTTP)', () => {
@@ -58,6 +59,42 @@ describe('merchants, integrations and authentication (e2e over HTTP)', () => {
         expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^(name|extra)$/) })]),
       );
     }
+  });
+
+  it('reads platform bodies only as JSON: a form, text or a body without a type is 415 and creates nothing', async () => {
+    const name = `Form merchant ${randomUUID()}`;
+    for (const [contentType, raw] of [
+      ['application/x-www-form-urlencoded', `name=${encodeURIComponent(name)}`],
+      [
+        'multipart/form-data; boundary=x',
+        `--x\r\nContent-Disposition: form-data; name="name"\r\n\r\n${name}\r\n--x--\r\n`,
+      ],
+      ['text/plain', JSON.stringify({ name })],
+    ]) {
+      const reply = await api.request('POST', '/internal/merchants', {
+        raw,
+        headers: { authorization: `Bearer ${DEV_PLATFORM_TOKEN}`, 'content-type': contentType },
+      });
+      expect([contentType, reply.status, reply.contentType]).toEqual([
+        contentType,
+        415,
+        expect.stringMatching(/^application\/problem\+json/),
+      ]);
+      expect(reply.body).toEqual({
+        type: 'urn:problem:unsupported-media-type',
+        title: 'Unsupported media type',
+        status: 415,
+        detail: 'Send the request body as JSON (Content-Type: application/json).',
+      });
+    }
+    // No Content-Type at all (fetch sends none for bytes).
+    const untyped = await fetch(`${api.baseUrl}/internal/merchants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEV_PLATFORM_TOKEN}` },
+      body: new TextEncoder().encode(JSON.stringify({ name })),
+    });
+    expect(untyped.status).toBe(415);
+    expect(await sql('SELECT id FROM merchant WHERE name = $1', [name])).toEqual([]);
   });
 
   it('guards the platform API with the platform token (401 problem otherwise)', async () => {

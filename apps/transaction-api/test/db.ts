@@ -21,10 +21,11 @@ export const eventsOf = async (uuid: string): Promise<string[]> =>
     (row) => row.type,
   );
 
-/** Every row of every table of the public schema, as text: what a database dump would contain. */
+/** Every row of every table of every schema, as text: what a database dump would contain. */
 export async function dumpDatabase(): Promise<string> {
   const tables = await sql<{ name: string }>(
-    `SELECT quote_ident(table_name) AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    `SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) AS name FROM information_schema.tables
+      WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type = 'BASE TABLE'`,
   );
   const parts: string[] = [];
   for (const { name } of tables) {

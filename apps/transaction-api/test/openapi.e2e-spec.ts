@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { API_VERSIONS } from '#domain';
+import { API_VERSIONS, LATEST_API_VERSION } from '#domain';
 import { TransactionApiHarness, transactionBody } from './harness.js';
 
 interface Schema {
@@ -69,6 +69,8 @@ describe('OpenAPI (e2e over HTTP)', () => {
       '/internal/payouts': ['post'],
       '/v{version}/transactions': ['get'],
       '/v{version}/transactions/{uuid}': ['get'],
+      '/v1.17/transactions': ['get'],
+      '/v1.17/transactions/{uuid}': ['get'],
     };
     for (const [path, methods] of Object.entries(expected)) {
       for (const method of methods) {
@@ -84,10 +86,12 @@ describe('OpenAPI (e2e over HTTP)', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'apiKeyHeader', 'platform']);
   });
 
-  it('lists every API version for the version parameter', () => {
+  it('lists every API version: the latest with paths of its own, the others for the version parameter', () => {
     for (const path of ['/v{version}/transactions', '/v{version}/transactions/{uuid}']) {
       const version = doc.paths[path].get.parameters?.find((p) => p.name === 'version');
-      expect(version?.schema?.enum).toEqual([...API_VERSIONS]);
+      expect([...(version?.schema?.enum ?? []), LATEST_API_VERSION]).toEqual([...API_VERSIONS]);
+      const latest = doc.paths[path.replace('{version}', LATEST_API_VERSION)].get;
+      expect(latest.parameters?.map((p) => p.name)).not.toContain('version');
     }
   });
 
@@ -149,20 +153,25 @@ describe('OpenAPI (e2e over HTTP)', () => {
       await api.platform('POST', `/internal/transactions/${created.body.uuid}/status`, { status: 'confirmed' }),
     );
     await api.platform('POST', '/internal/transactions', transactionBody(merchantId, null));
-    for (const version of ['1.0', '1.16', '1.17']) {
-      check('/v{version}/transactions', 'get', await api.merchant(apiKey, `/v${version}/transactions`));
+    for (const [version, path] of [
+      ['1.0', '/v{version}'],
+      ['1.16', '/v{version}'],
+      ['1.17', '/v1.17'],
+    ]) {
+      check(`${path}/transactions`, 'get', await api.merchant(apiKey, `/v${version}/transactions`));
       check(
-        '/v{version}/transactions/{uuid}',
+        `${path}/transactions/{uuid}`,
         'get',
         await api.merchant(apiKey, `/v${version}/transactions/${created.body.uuid}`),
       );
     }
 
-    // Closed shapes: a 1.17 object matches the 1.17 schema only, and a key no version has matches none.
+    // Closed shapes: each path's schema takes its version's object only, and a key no version has matches none.
     const one = (await api.merchant<Record<string, unknown>>(apiKey, `/v1.17/transactions/${created.body.uuid}`)).body;
-    const validate = schemaOf('/v{version}/transactions/{uuid}', 'get', 200);
-    expect(validate({ ...one, surprise: 1 })).toBe(false);
     const { '3dsecure': _threeDSecure, ...older } = one;
-    expect([validate(one), validate(older)]).toEqual([true, true]);
+    const latest = schemaOf('/v1.17/transactions/{uuid}', 'get', 200);
+    const before = schemaOf('/v{version}/transactions/{uuid}', 'get', 200);
+    expect([latest(one), latest(older), latest({ ...one, surprise: 1 })]).toEqual([true, false, false]);
+    expect([before(older), before(one), before({ ...older, surprise: 1 })]).toEqual([true, false, false]);
   });
 });

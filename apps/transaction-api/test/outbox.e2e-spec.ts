@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isUUID } from 'class-validator';
+import { platformEvents } from '#messaging';
 import { rabbitmqctl, waitFor } from '#testing';
 import { sql } from './db.js';
 import { EventTap } from './event-tap.js';
@@ -41,6 +42,7 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
     expect(event.routingKey).toBe('transaction.created');
     expect(event.messageId).toBe(event.event.id);
     expect(event.event).toEqual({
+      v: 1,
       id: expect.any(String),
       type: 'transaction.created',
       category: 'transaction',
@@ -64,6 +66,7 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
       },
     });
     expect(isUUID(event.event.id, 7)).toBe(true); // time-ordered, like every event id
+    expect(platformEvents.check(event.event)).toEqual({ ok: true, value: event.event }); // what the dispatcher reads
   });
 
   it('delivers every event, in order per transaction, when RabbitMQ is stopped and started mid-stream', async () => {

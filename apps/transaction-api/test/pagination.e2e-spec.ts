@@ -103,10 +103,10 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
       ['&type=pos&status=declined', (t) => t.type === 'pos' && t.status === 'declined'],
       [
         '&createdFrom=2026-01-01T00:10:00Z&createdTo=2026-01-01T00:20:00.000Z',
-        (t) => t.createdAt >= '2026-01-01T00:10:00.000Z' && t.createdAt <= '2026-01-01T00:20:00.000Z',
+        (t) => t.createdAt >= '2026-01-01T00:10:00.000Z' && t.createdAt < '2026-01-01T00:20:00.000Z',
       ],
       ['&createdFrom=2026-01-01T01:10:00%2B01:00', (t) => t.createdAt >= '2026-01-01T00:10:00.000Z'],
-      ['&createdTo=2026-01-01T01:10:00+01:00', (t) => t.createdAt <= '2026-01-01T00:10:00.000Z'],
+      ['&createdTo=2026-01-01T01:10:00+01:00', (t) => t.createdAt < '2026-01-01T00:10:00.000Z'],
     ];
     for (const [query, keep] of cases) {
       const expected = newestFirst(recorded.filter(keep));
@@ -137,6 +137,7 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
       'must be an ISO 8601 date-time with a time zone in the years 1970–9999, e.g. 2026-11-22T10:00:00.000Z';
     const once = (name: string) => field(name, 'must be given only once');
     const status = field('status', `must be one of the following values: ${TRANSACTION_STATUSES.join(', ')}`);
+    const order = field('order', 'must be one of the following values: -createdAt, updatedAt');
     const cases: [string, { field: string; message: string }[]][] = [
       ['limit=0', limit],
       ['limit=101', limit],
@@ -164,8 +165,27 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
       ['limit=1&limit=2&status=paid', [...once('limit'), ...status]],
       [
         'createdFrom=2026-01-02T00:00:00Z&createdTo=2026-01-01T23:59:59.999Z',
-        field('createdTo', 'must not be before createdFrom'),
+        field('createdTo', 'must be after createdFrom'),
       ],
+      // `…To` is exclusive: equal bounds select nothing, which is a mistake rather than a query.
+      [
+        'createdFrom=2026-01-02T00:00:00Z&createdTo=2026-01-02T01:00:00%2B01:00',
+        field('createdTo', 'must be after createdFrom'),
+      ],
+      [
+        'updatedFrom=2026-01-02T00:00:00Z&updatedTo=2026-01-02T00:00:00Z',
+        field('updatedTo', 'must be after updatedFrom'),
+      ],
+      [
+        'updatedFrom=2026-01-02T00:00:01Z&updatedTo=2026-01-02T00:00:00Z',
+        field('updatedTo', 'must be after updatedFrom'),
+      ],
+      ['updatedFrom=last-sync', field('updatedFrom', instant)],
+      ['updatedTo=2026-01-01', field('updatedTo', instant)],
+      ['order=createdAt', order],
+      ['order=-updatedAt', order],
+      ['order=', order],
+      ['order=updatedAt&order=updatedAt', once('order')],
     ];
     for (const [query, errors] of cases) {
       const reply = await api.merchant<{ status: number; errors?: { field: string; message: string }[] }>(
@@ -177,18 +197,25 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
     }
   });
 
-  it('takes createdFrom equal to createdTo (both inclusive)', async () => {
-    const instant = recorded[0].createdAt;
-    const reply = await api.merchant<Page>(
-      merchant.apiKey,
-      `/v1.17/transactions?createdFrom=${instant}&createdTo=${instant}`,
-    );
-    expect(reply.status).toBe(200);
-    expect(reply.body.data.map((t) => t.uuid).sort()).toEqual(
-      recorded
-        .filter((t) => t.createdAt === instant)
-        .map((t) => t.uuid)
-        .sort(),
-    );
+  it('takes createdFrom as inclusive and createdTo as exclusive', async () => {
+    const instant = recorded[60].createdAt; // 60 transactions were created before it, 3 at it
+    const atInstant = recorded
+      .filter((t) => t.createdAt === instant)
+      .map((t) => t.uuid)
+      .sort();
+    expect(atInstant).toHaveLength(3);
+    const before = recorded
+      .filter((t) => t.createdAt < instant)
+      .map((t) => t.uuid)
+      .sort();
+    expect(before).toHaveLength(60);
+    const oneMsLater = new Date(Date.parse(instant) + 1).toISOString();
+    const uuids = async (query: string) => {
+      const reply = await api.merchant<Page>(merchant.apiKey, `/v1.17/transactions?limit=100&${query}`);
+      expect([query, reply.status]).toEqual([query, 200]);
+      return reply.body.data.map((t) => t.uuid).sort();
+    };
+    expect(await uuids(`createdFrom=${instant}&createdTo=${oneMsLater}`)).toEqual(atInstant);
+    expect(await uuids(`createdTo=${instant}`)).toEqual(before);
   });
 });

@@ -75,6 +75,50 @@ describe('transactions (e2e over HTTP)', () => {
       }
     });
 
+    it('records any payment method slug; a method that is not a card network is non-card', async () => {
+      for (const paymentMethod of ['bank-transfer', 'klarna', 'a'.repeat(40)]) {
+        const referenceId = `method-${paymentMethod}`;
+        const created = await record(a, { paymentMethod, referenceId, authentication: AUTH });
+        expect([paymentMethod, created.status, created.body.paymentMethod]).toEqual([
+          paymentMethod,
+          201,
+          paymentMethod,
+        ]);
+        expect(created.body['3dsecure']).toBeNull();
+        const stored = await api.merchant<Record<string, unknown>>(
+          a.apiKey,
+          `/v1.17/transactions/${created.body.uuid}`,
+        );
+        expect(stored.body).toEqual(created.body);
+        const listed = await api.merchant<{ data: Record<string, unknown>[] }>(
+          a.apiKey,
+          `/v1.0/transactions?referenceId=${referenceId}`,
+        );
+        expect(listed.body.data).toEqual([expect.objectContaining({ uuid: created.body.uuid, paymentMethod })]);
+      }
+    });
+
+    it('refuses a malformed payment method with a 400 problem naming it, and stores nothing', async () => {
+      const before = await sql('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId]);
+      const message =
+        'must be a lowercase slug of at most 40 characters: letters a-z and digits, words joined by single hyphens ' +
+        '(e.g. visa, bank-transfer)';
+      for (const paymentMethod of ['Bank-Transfer', 'bank-transfer-', 'klarna pay', 'b'.repeat(41), 'kärtli']) {
+        const refused = await record(a, { paymentMethod, authentication: AUTH });
+        expect([paymentMethod, refused.status, refused.contentType, refused.body.errors]).toEqual([
+          paymentMethod,
+          400,
+          expect.stringContaining('application/problem+json'),
+          [{ field: 'paymentMethod', message }],
+        ]);
+      }
+      const wrongType = await record(a, { paymentMethod: ['visa'] });
+      expect(wrongType.body.errors).toEqual([{ field: 'paymentMethod', message: 'must be a string' }]);
+      expect(await sql('SELECT count(*)::int AS n FROM transaction WHERE merchant_id = $1', [a.merchantId])).toEqual(
+        before,
+      );
+    });
+
     it('records a payment whose raw authentication carries nested or unusable data: 3dsecure from what it can read', async () => {
       // EMV 3-D Secure results carry lists of objects (messageExtension); a processed payment is never refused for it.
       const withExtension = await record(a, {
@@ -85,7 +129,8 @@ describe('transactions (e2e over HTTP)', () => {
       });
       expect(withExtension.status).toBe(201);
       expect(withExtension.body['3dsecure']).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
-      // An ECI it cannot read (an object) resolves to null, as an empty or three-digit one does (CONTRACT §4.3).
+      // An ECI it cannot read (an object) resolves to null, as an empty or three-digit one does: only one or two
+      // digits are an ECI.
       const unusable = await record(a, { authentication: { eci: { value: '05' }, source: '3ds' } });
       expect(unusable.status).toBe(201);
       expect(unusable.body['3dsecure']).toBeNull();
@@ -170,7 +215,13 @@ describe('transactions (e2e over HTTP)', () => {
         [{ status: 'paid' }, 'status'],
         [{ status: null }, 'status'],
         [{ type: 'online' }, 'type'],
-        [{ paymentMethod: 'cash' }, 'paymentMethod'],
+        [{ paymentMethod: 'Cash' }, 'paymentMethod'],
+        [{ paymentMethod: 'bank_transfer' }, 'paymentMethod'],
+        [{ paymentMethod: 'bank--transfer' }, 'paymentMethod'],
+        [{ paymentMethod: '-klarna' }, 'paymentMethod'],
+        [{ paymentMethod: 'a'.repeat(41) }, 'paymentMethod'],
+        [{ paymentMethod: '' }, 'paymentMethod'],
+        [{ paymentMethod: 5 }, 'paymentMethod'],
         [{ psp: '' }, 'psp'],
         [{ psp: 5 }, 'psp'],
         [{ referenceId: 'x'.repeat(256) }, 'referenceId'],

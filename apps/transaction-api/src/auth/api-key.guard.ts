@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemException } from '#platform';
+import { addLogFields, ProblemException } from '#platform';
 import { IntegrationKeyLookup } from '../merchant/integration-key.lookup.js';
 import { presentedApiKey } from './credentials.js';
 import { setPrincipal } from './merchant-principal.js';
@@ -24,6 +24,7 @@ export class ApiKeyGuard implements CanActivate {
       );
     }
     setPrincipal(request, principal);
+    addLogFields({ merchantId: principal.merchantId });
     return true;
   }
 }

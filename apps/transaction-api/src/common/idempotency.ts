@@ -1,10 +1,16 @@
-import { ProblemException } from '#platform';
+import type { FieldError } from '#platform';
 
 /**
  * The caller's id names an existing record whose creation data differ: a different record reusing an id (a bug in
- * the caller). Answering with the other record would hide it, so the request is refused and nothing changes.
+ * the caller). Answering with the other record would hide it, so the request is refused and nothing changes. The
+ * arguments of the feature's exception: `new PayoutException(...idTaken('payout', PayoutExceptionCode.…))`.
  */
-export const idTaken = (kind: 'transaction' | 'payout' | 'subscription', field: 'uuid' | 'id' = 'id') =>
-  new ProblemException(409, `This ${field} was already used to record a ${kind} with different data.`, {
-    errors: [{ field, message: `is already used by a different ${kind}` }],
-  });
+export const idTaken = <Code extends string>(
+  kind: 'transaction' | 'payout' | 'subscription',
+  code: Code,
+  field: 'uuid' | 'id' = 'id',
+): [message: string, code: Code, errors: FieldError[]] => [
+  `This ${field} was already used to record a ${kind} with different data.`,
+  code,
+  [{ field, message: `is already used by a different ${kind}` }],
+];

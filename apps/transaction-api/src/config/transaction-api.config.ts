@@ -12,7 +12,7 @@ export interface OutboxSettings {
   retentionMs: number;
 }
 
-/** transaction-api settings (CONTRACT §1), read and validated once at start. */
+/** transaction-api settings from the environment (README, Configuration), read and validated once at start. */
 export class TransactionApiConfig {
   constructor(
     readonly base: BaseConfig,

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/comm
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { PlatformTokenGuard } from '#platform';
 import { ApiProblems } from '../common/problem.doc.js';
-import { UuidParamPipe } from '../common/uuid.js';
+import { UuidParamPipe } from '../common/uuid-param.pipe.js';
 import { CreateIntegrationDto, CreateMerchantDto, IntegrationResponse, MerchantResponse } from './merchant.dto.js';
 import { MerchantService } from './merchant.service.js';
 

@@ -1,6 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { IntegrationEntity, MerchantEntity } from '#persistence';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { PlatformTokenGuard } from '#platform';
 import { IntegrationKeyLookup } from './integration-key.lookup.js';
@@ -8,10 +6,10 @@ import { ReferenceChecker } from './reference.checker.js';
 import { MerchantController } from './merchant.controller.js';
 import { MerchantRepository } from './merchant.repository.js';
 import { MerchantService } from './merchant.service.js';
+import './merchant.problems.js';
 
 /** Merchants, integrations and API keys; exports what the other features need to authenticate and check ids. */
 @Module({
-  imports: [TypeOrmModule.forFeature([MerchantEntity, IntegrationEntity])],
   controllers: [MerchantController],
   providers: [
     MerchantRepository,

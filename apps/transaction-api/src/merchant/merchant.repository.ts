@@ -1,37 +1,56 @@
-import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IntegrationEntity, MerchantEntity } from '#persistence';
-import type { Repository } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { PG_POOL } from '../common/pg-pool.js';
+import { sqlOf, type Sql } from '../common/sql.js';
 
-/** Merchants and integrations (tables owned by libs/persistence). */
+export interface NewIntegration {
+  id: string;
+  merchantId: string;
+  name: string;
+  apiKeyHash: Buffer;
+  apiKeyPrefix: string;
+}
+
+/** Merchants and integrations, on the pg pool with named (prepared) statements. */
 @Injectable()
 export class MerchantRepository {
-  constructor(
-    @InjectRepository(MerchantEntity) private readonly merchants: Repository<MerchantEntity>,
-    @InjectRepository(IntegrationEntity) private readonly integrations: Repository<IntegrationEntity>,
-  ) {}
+  private readonly sql: Sql;
 
-  async insertMerchant(merchant: Pick<MerchantEntity, 'id' | 'name'>): Promise<void> {
-    await this.merchants.insert(merchant);
+  constructor(@Inject(PG_POOL) pool: pg.Pool) {
+    this.sql = sqlOf(pool);
+  }
+
+  async insertMerchant(merchant: { id: string; name: string }): Promise<void> {
+    await this.sql.rows('INSERT INTO merchant (id, name) VALUES ($1, $2)', [merchant.id, merchant.name]);
   }
 
   async merchantExists(id: string): Promise<boolean> {
-    return this.merchants.exists({ where: { id } });
+    return (await this.sql.rows('SELECT 1 FROM merchant WHERE id = $1', [id], 'merchant-exists')).length > 0;
   }
 
-  async insertIntegration(
-    integration: Pick<IntegrationEntity, 'id' | 'merchantId' | 'name' | 'apiKeyHash' | 'apiKeyPrefix'>,
-  ): Promise<void> {
-    await this.integrations.insert(integration);
+  async insertIntegration(integration: NewIntegration): Promise<void> {
+    await this.sql.rows(
+      'INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, $3, $4, $5)',
+      [integration.id, integration.merchantId, integration.name, integration.apiKeyHash, integration.apiKeyPrefix],
+    );
   }
 
-  async findIntegrationByKeyHash(apiKeyHash: Buffer): Promise<Pick<IntegrationEntity, 'id' | 'merchantId'> | null> {
-    return this.integrations.findOne({ select: { id: true, merchantId: true }, where: { apiKeyHash } });
+  async findIntegrationByKeyHash(apiKeyHash: Buffer): Promise<{ id: string; merchantId: string } | null> {
+    const [found] = await this.sql.rows<{ id: string; merchantId: string }>(
+      'SELECT id, merchant_id AS "merchantId" FROM integration WHERE api_key_hash = $1',
+      [apiKeyHash],
+      'integration-by-key-hash',
+    );
+    return found ?? null;
   }
 
   /** The merchant an integration belongs to, or null when there is no such integration. */
   async integrationMerchant(integrationId: string): Promise<string | null> {
-    const found = await this.integrations.findOne({ select: { merchantId: true }, where: { id: integrationId } });
+    const [found] = await this.sql.rows<{ merchantId: string }>(
+      'SELECT merchant_id AS "merchantId" FROM integration WHERE id = $1',
+      [integrationId],
+      'integration-merchant',
+    );
     return found?.merchantId ?? null;
   }
 }

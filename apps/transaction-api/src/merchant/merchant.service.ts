@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { ProblemException } from '#platform';
 import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../auth/api-key.js';
 import type { IntegrationResponse, MerchantResponse } from './merchant.dto.js';
+import { MerchantException, MerchantExceptionCode } from './merchant.exception.js';
 import { MerchantRepository } from './merchant.repository.js';
 
 @Injectable()
@@ -19,7 +19,7 @@ export class MerchantService {
   /** Creates an integration with a new API key; the key is returned once and only its hash is stored. */
   async createIntegration(merchantId: string, name: string): Promise<IntegrationResponse> {
     if (!(await this.merchants.merchantExists(merchantId))) {
-      throw new ProblemException(404, 'No merchant has this id.');
+      throw new MerchantException('No merchant has this id.', MerchantExceptionCode.NOT_FOUND);
     }
     const apiKey = generateApiKey();
     const id = randomUUID();

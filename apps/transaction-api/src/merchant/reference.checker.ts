@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ProblemException } from '#platform';
+import { foreignIntegration, unknownMerchant } from './merchant.exception.js';
 import { MerchantRepository } from './merchant.repository.js';
 
 const CACHE_MAX = 10_000;
 
 /**
  * Checks the merchantId / integrationId of a platform request: the merchant must exist and the integration, when
- * given, must belong to it. Failures are a 400 problem naming the field. Positive answers are cached: merchants
+ * given, must belong to it. Failures are a MerchantException naming the field. Positive answers are cached: merchants
  * and integrations are never deleted or moved through the API (and the foreign keys still guard every insert).
  */
 @Injectable()
@@ -21,9 +21,7 @@ export class ReferenceChecker {
       const owner = await this.ownerOf(integrationId);
       if (owner === merchantId) return;
       if (!(await this.merchantExists(merchantId))) throw unknownMerchant();
-      throw ProblemException.validation([
-        { field: 'integrationId', message: 'is not an integration of this merchant' },
-      ]);
+      throw foreignIntegration();
     }
     if (!(await this.merchantExists(merchantId))) throw unknownMerchant();
   }
@@ -52,6 +50,3 @@ function remember(set: Set<string>, value: string): void {
   if (set.size >= CACHE_MAX) set.clear();
   set.add(value);
 }
-
-const unknownMerchant = () =>
-  ProblemException.validation([{ field: 'merchantId', message: 'is not the id of a merchant' }]);

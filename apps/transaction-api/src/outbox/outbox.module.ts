@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
-import { pgPoolProvider } from '../common/pg-pool.js';
+import { OutboxMetrics } from './outbox.metrics.js';
 import { OutboxRelay } from './outbox.relay.js';
 import { OutboxWriter } from './outbox.writer.js';
 import { UnitOfWork } from './unit-of-work.js';
 
-@Module({ providers: [pgPoolProvider, OutboxWriter, OutboxRelay, UnitOfWork], exports: [UnitOfWork, OutboxWriter] })
+@Module({
+  providers: [OutboxWriter, OutboxRelay, OutboxMetrics, UnitOfWork],
+  exports: [UnitOfWork, OutboxWriter],
+})
 export class OutboxModule {}

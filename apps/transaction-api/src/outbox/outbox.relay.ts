@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import pg from 'pg';
 import { AmqpClient, EXCHANGES } from '#messaging';
+import { sessionConnection, TRANSACTION_API_DATABASE } from '#persistence';
 import { TransactionApiConfig } from '../config/transaction-api.config.js';
 import { OUTBOX_CHANNEL, OutboxRow, OutboxStore } from './outbox.store.js';
 
@@ -66,7 +67,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   private async run(): Promise<void> {
     while (!this.stopped) {
       const client = new pg.Client({
-        connectionString: this.config.base.databaseUrl,
+        // The app's role and schema, as its other connections (PG_POOL) take them.
+        ...sessionConnection(this.config.base.databaseUrl, TRANSACTION_API_DATABASE),
         application_name: 'transaction-api:outbox-relay',
         connectionTimeoutMillis: 5_000,
         // A query waiting on a server that was cut off silently fails after the probes instead of never.

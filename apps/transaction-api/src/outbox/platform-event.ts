@@ -1,16 +1,5 @@
 import { randomUUIDv7 } from 'node:crypto';
-import type { EventCategory, PlatformEvent } from '#messaging';
-
-/** The event types transaction-api publishes on `payments.events` (the routing key is the type). */
-export type PlatformEventType =
-  | 'transaction.created'
-  | 'transaction.status_changed'
-  | 'subscription.created'
-  | 'subscription.renewed'
-  | 'subscription.payment_failed'
-  | 'subscription.cancelled'
-  | 'subscription.ended'
-  | 'payout.created';
+import type { EventCategory, PlatformEvent, PlatformEventType } from '#messaging';
 
 /**
  * Builds the PlatformEvent envelope of libs/messaging. `data` is the record as the renderers of libs/domain take it,
@@ -25,6 +14,7 @@ export function platformEvent(input: {
   data: object;
 }): PlatformEvent {
   return {
+    v: 1,
     id: randomUUIDv7(),
     type: input.type,
     category: input.type.slice(0, input.type.indexOf('.')) as EventCategory,

@@ -6,6 +6,7 @@ import { ReferenceChecker } from '../merchant/reference.checker.js';
 import { platformEvent } from '../outbox/platform-event.js';
 import { UnitOfWork } from '../outbox/unit-of-work.js';
 import type { CreatePayoutDto } from './payout.dto.js';
+import { PayoutException, PayoutExceptionCode } from './payout.exception.js';
 import { PayoutRepository, type PayoutRow } from './payout.repository.js';
 
 export interface RecordedPayout {
@@ -40,7 +41,9 @@ export class PayoutService {
     return this.unitOfWork.run(async ({ sql, emit }) => {
       if (!(await this.payouts.insert(sql, row))) {
         const stored = await this.payouts.find(sql, row.id);
-        if (!stored || !sameRequest(stored, row)) throw idTaken('payout');
+        if (!stored || !sameRequest(stored, row)) {
+          throw new PayoutException(...idTaken('payout', PayoutExceptionCode.IDEMPOTENCY_CONFLICT));
+        }
         return { payout: renderPayout(toRecord(stored)), created: false };
       }
       // Payouts belong to no integration.

@@ -11,7 +11,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
-import { UuidParamPipe } from '../common/uuid.js';
+import { UuidParamPipe } from '../common/uuid-param.pipe.js';
 import { CreateSubscriptionDto, SubscriptionDoc, SubscriptionEventDto } from './subscription.dto.js';
 import { SubscriptionService } from './subscription.service.js';
 

@@ -1,7 +1,6 @@
-import type { SubscriptionEvent } from '#domain';
+import type { SubscriptionEvent, SubscriptionStatus } from '#domain';
 
-export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'cancelled', 'ended'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#domain';
 
 /**
  * What each subscription event does. A new subscription is `active`.

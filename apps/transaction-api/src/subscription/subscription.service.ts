@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { renderSubscription, type PublicSubscription, type SubscriptionRecord } from '#domain';
-import { ProblemException } from '#platform';
+import type { PlatformEventType } from '#messaging';
 import { idTaken } from '../common/idempotency.js';
 import { ReferenceChecker } from '../merchant/reference.checker.js';
-import { platformEvent, type PlatformEventType } from '../outbox/platform-event.js';
+import { platformEvent } from '../outbox/platform-event.js';
 import { UnitOfWork } from '../outbox/unit-of-work.js';
 import type { CreateSubscriptionDto, SubscriptionEventDto } from './subscription.dto.js';
+import { SubscriptionException, SubscriptionExceptionCode } from './subscription.exception.js';
 import { isRepeatedStateEvent, statusAfter, SUBSCRIPTION_EVENT_RULES } from './subscription.lifecycle.js';
 import { SubscriptionRepository, SubscriptionRow } from './subscription.repository.js';
 
@@ -50,7 +51,9 @@ export class SubscriptionService {
       if (!(await this.subscriptions.insert(sql, row))) {
         // As it is now: its status may have moved on since.
         const stored = await this.subscriptions.find(sql, row.id);
-        if (!stored || !sameRequest(stored, row)) throw idTaken('subscription');
+        if (!stored || !sameRequest(stored, row)) {
+          throw new SubscriptionException(...idTaken('subscription', SubscriptionExceptionCode.IDEMPOTENCY_CONFLICT));
+        }
         return { subscription: renderSubscription(toRecord(stored)), created: false };
       }
       await emit(event('subscription.created', row));
@@ -61,14 +64,15 @@ export class SubscriptionService {
   async recordEvent(id: string, input: SubscriptionEventDto): Promise<PublicSubscription> {
     return this.unitOfWork.run(async ({ sql, emit }) => {
       const current = await this.subscriptions.findForUpdate(sql, id);
-      if (!current) throw new ProblemException(404, 'No subscription has this id.');
+      if (!current) {
+        throw new SubscriptionException('No subscription has this id.', SubscriptionExceptionCode.NOT_FOUND);
+      }
       if (isRepeatedStateEvent(current.status, input.event)) return renderSubscription(toRecord(current));
       const next = statusAfter(current.status, input.event);
       if (!next) {
-        throw new ProblemException(
-          409,
+        throw new SubscriptionException(
           `A subscription in status ${current.status} cannot be ${input.event}; allowed in: ${SUBSCRIPTION_EVENT_RULES[input.event].from.join(', ')}.`,
-          { type: 'urn:problem:subscription-event', title: 'Subscription event not allowed' },
+          SubscriptionExceptionCode.EVENT_FORBIDDEN,
         );
       }
       const updated = await this.subscriptions.recordEvent(sql, id, next, input.event, new Date());

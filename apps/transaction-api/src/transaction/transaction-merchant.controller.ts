@@ -7,24 +7,28 @@ import {
   ApiParam,
   ApiSecurity,
   ApiTags,
-  getSchemaPath,
 } from '@nestjs/swagger';
-import { API_VERSIONS, type ApiVersion } from '#domain';
+import type { ApiVersion } from '#domain';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { CurrentMerchant, type MerchantPrincipal } from '../auth/merchant-principal.js';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
-import { UuidParamPipe } from '../common/uuid.js';
+import { UuidParamPipe } from '../common/uuid-param.pipe.js';
 import { ApiVersionPipe } from './api-version.pipe.js';
 import {
   API_VERSION_DESCRIPTION,
   ListTransactionsQuery,
+  PATH_PARAMETER_API_VERSIONS,
   TransactionPageDoc,
   TransactionV117Doc,
   TransactionV1Doc,
 } from './transaction.dto.js';
 import { TransactionReader } from './transaction.reader.js';
 
-const VERSION_PARAM = { name: 'version', description: API_VERSION_DESCRIPTION, enum: [...API_VERSIONS] } as const;
+const VERSION_PARAM = {
+  name: 'version',
+  description: API_VERSION_DESCRIPTION,
+  enum: PATH_PARAMETER_API_VERSIONS,
+} as const;
 
 @ApiTags('Merchant API: transactions')
 @ApiBearerAuth('apiKey')
@@ -38,10 +42,15 @@ export class TransactionMerchantController {
 
   @Get()
   @ApiOperation({
-    summary: "List the merchant's transactions",
+    summary: "List the merchant's transactions (API 1.0–1.16)",
     description:
-      'Newest first (createdAt, then uuid, descending). Keyset pagination: pass `nextCursor` as `cursor` for the next ' +
-      'page; every page costs the same however deep it is. Filters combine with AND. Unknown query parameters are refused.',
+      'Newest first (createdAt, then uuid, descending), or with `order=updatedAt` oldest change first (updatedAt, then ' +
+      'uuid, ascending). Keyset pagination: pass `nextCursor` as `cursor` for the next page, with the same order and ' +
+      'filters; every page costs the same however deep it is. Filters combine with AND; `…From` bounds are inclusive, ' +
+      '`…To` bounds exclusive. Unknown query parameters are refused.\n\n' +
+      'Catching up after downtime: `updatedFrom=<last sync>&order=updatedAt`, following `nextCursor` until it is null, ' +
+      'returns every transaction changed at or after that instant; one changed again during the walk may appear twice ' +
+      '(keep the one with the newest `updatedAt`).',
   })
   @ApiParam(VERSION_PARAM)
   @ApiOkResponse({ type: TransactionPageDoc })
@@ -55,16 +64,13 @@ export class TransactionMerchantController {
 
   @Get(':uuid')
   @ApiOperation({
-    summary: 'Retrieve one transaction',
+    summary: 'Retrieve one transaction (API 1.0–1.16)',
     description:
       "A key sees every transaction of its merchant; another merchant's uuid answers 404 exactly like an unknown one.",
   })
   @ApiParam(VERSION_PARAM)
   @ApiParam({ name: 'uuid', format: 'uuid' })
-  @ApiOkResponse({
-    description: '1.0–1.16: TransactionV1Doc; 1.17: TransactionV117Doc (with `3dsecure`).',
-    schema: { oneOf: [{ $ref: getSchemaPath(TransactionV117Doc) }, { $ref: getSchemaPath(TransactionV1Doc) }] },
-  })
+  @ApiOkResponse({ type: TransactionV1Doc })
   get(
     @Param('version', ApiVersionPipe) version: ApiVersion,
     @Param('uuid', UuidParamPipe) uuid: string,

@@ -11,7 +11,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
-import { UuidParamPipe } from '../common/uuid.js';
+import { UuidParamPipe } from '../common/uuid-param.pipe.js';
 import { ChangeTransactionStatusDto, CreateTransactionDto, TransactionV117Doc } from './transaction.dto.js';
 import { TransactionService } from './transaction.service.js';
 import { describeStatusMoves } from './transaction.status-machine.js';
@@ -31,7 +31,8 @@ export class TransactionPlatformController {
     summary: 'Record a processed payment',
     description:
       'Stores the transaction and emits `transaction.created` in the same database transaction. `3dsecure` is resolved ' +
-      'from `authentication` (CONTRACT §4); the raw authentication is never stored, logged or returned. Idempotent on ' +
+      'from `authentication` (e-commerce card payments only, see `3dsecure`); the raw authentication is never stored, ' +
+      'logged or returned. Idempotent on ' +
       '`uuid`: the same uuid with the same data again answers 200 with the stored transaction (its current status) and ' +
       'emits nothing; the same uuid with different data answers 409.',
   })

@@ -1,20 +1,26 @@
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   API_VERSIONS,
-  PAYMENT_METHODS,
+  LATEST_API_VERSION,
+  CARD_NETWORKS,
+  KNOWN_PAYMENT_METHODS,
+  PAYMENT_METHOD_MAX_LENGTH,
+  PAYMENT_METHOD_PATTERN,
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
+  isPaymentMethod,
   type PaymentMethod,
   type RawAuthentication,
   type TransactionStatus,
   type TransactionType,
 } from '#domain';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsUUID, Max, Min, ValidateBy } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, ValidateBy } from 'class-validator';
 import { IsText } from '../common/text.js';
 import { IsAmount, IsCurrency } from '../common/money.js';
 import { IsInstant, parseInstant } from '../common/instant.js';
 import { IsRawAuthentication } from './raw-authentication.validator.js';
+import { DEFAULT_ORDER, TRANSACTION_ORDERS, type TransactionOrder } from './transaction.cursor.js';
 
 /** OpenAPI only: the raw PSP result accepted in `authentication`. */
 export class RawAuthenticationDoc {
@@ -38,6 +44,30 @@ export class RawAuthenticationDoc {
   @ApiPropertyOptional({ description: 'Dropped: never stored, logged or returned.', writeOnly: true })
   threeDSServerTransactionId?: string;
 }
+
+/** OpenAPI: the payment method, an open list of slugs. */
+const PAYMENT_METHOD_DOC = {
+  type: 'string',
+  pattern: PAYMENT_METHOD_PATTERN.source,
+  maxLength: PAYMENT_METHOD_MAX_LENGTH,
+  example: 'visa',
+  description:
+    `A lowercase slug of at most ${PAYMENT_METHOD_MAX_LENGTH} characters. The list is open: any such slug is ` +
+    `recorded (e.g. \`bank-transfer\`, \`klarna\`). Known methods: ${KNOWN_PAYMENT_METHODS.join(', ')}. Only the ` +
+    `card networks (${CARD_NETWORKS.join(', ')}) can carry a \`3dsecure\` object; every other method is non-card.`,
+} as const;
+
+/** A payment method slug ({@link isPaymentMethod}); a value of another type is told "must be a string". */
+const IsPaymentMethod = () =>
+  ValidateBy({
+    name: 'isPaymentMethod',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || isPaymentMethod(value),
+      defaultMessage: () =>
+        `must be a lowercase slug of at most ${PAYMENT_METHOD_MAX_LENGTH} characters: letters a-z and digits, ` +
+        'words joined by single hyphens (e.g. visa, bank-transfer)',
+    },
+  });
 
 export class CreateTransactionDto {
   @ApiProperty({ format: 'uuid', description: 'The merchant the payment belongs to.' })
@@ -86,8 +116,9 @@ export class CreateTransactionDto {
   @IsIn(TRANSACTION_TYPES)
   type!: TransactionType;
 
-  @ApiProperty({ enum: PAYMENT_METHODS, example: 'visa' })
-  @IsIn(PAYMENT_METHODS)
+  @ApiProperty(PAYMENT_METHOD_DOC)
+  @IsString()
+  @IsPaymentMethod()
   paymentMethod!: PaymentMethod;
 
   @IsAmount()
@@ -131,17 +162,21 @@ const toInteger = ({ value }: { value: unknown }) =>
 
 const LIMIT = { message: 'must be an integer from 1 to 100' };
 
-/** `createdTo` not before `createdFrom`, when both are date-times (each is checked on its own by IsInstant). */
-const NotBeforeCreatedFrom = () =>
+/**
+ * A range's end (exclusive) after its start (inclusive), when both are date-times (each is checked on its own by
+ * IsInstant): an end at or before the start selects nothing, which is a mistake (swapped bounds, say), not a query.
+ */
+const IsAfter = (from: 'createdFrom' | 'updatedFrom') =>
   ValidateBy({
-    name: 'notBeforeCreatedFrom',
+    name: 'isAfter',
+    constraints: [from],
     validator: {
-      validate: (createdTo: unknown, args) => {
-        const from = parseInstant((args?.object as { createdFrom?: unknown }).createdFrom);
-        const to = parseInstant(createdTo);
-        return from === undefined || to === undefined || to.getTime() >= from.getTime();
+      validate: (to: unknown, args) => {
+        const start = parseInstant((args?.object as Record<string, unknown>)[from]);
+        const end = parseInstant(to);
+        return start === undefined || end === undefined || end.getTime() > start.getTime();
       },
-      defaultMessage: () => 'must not be before createdFrom',
+      defaultMessage: () => `must be after ${from}`,
     },
   });
 
@@ -189,12 +224,43 @@ export class ListTransactionsQuery {
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'Only transactions created at or before this instant (inclusive).',
+    description: 'Only transactions created before this instant (exclusive); must be after `createdFrom`.',
   })
   @IsOptional()
   @IsInstant()
-  @NotBeforeCreatedFrom()
+  @IsAfter('createdFrom')
   createdTo?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'Only transactions changed (created or given a new status) at or after this instant (inclusive). With ' +
+      '`order=updatedAt`: every transaction changed since then, for catching up after downtime.',
+  })
+  @IsOptional()
+  @IsInstant()
+  updatedFrom?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Only transactions last changed before this instant (exclusive); must be after `updatedFrom`.',
+  })
+  @IsOptional()
+  @IsInstant()
+  @IsAfter('updatedFrom')
+  updatedTo?: string;
+
+  @ApiPropertyOptional({
+    enum: TRANSACTION_ORDERS,
+    default: DEFAULT_ORDER,
+    description:
+      '`-createdAt`: newest first, by (createdAt, uuid) descending. `updatedAt`: oldest change first, by ' +
+      '(updatedAt, uuid) ascending; a transaction changed again while a client follows the cursors moves behind ' +
+      'them and appears again. A cursor works only with the order it was returned for.',
+  })
+  @IsOptional()
+  @IsIn(TRANSACTION_ORDERS)
+  order?: TransactionOrder;
 }
 
 export class ThreeDSecureDoc {
@@ -228,7 +294,7 @@ export class TransactionV1Doc {
   @ApiProperty({ enum: TRANSACTION_STATUSES }) status!: string;
   @ApiProperty({ example: 'Payrexx Direct' }) psp!: string;
   @ApiProperty({ enum: TRANSACTION_TYPES }) type!: string;
-  @ApiProperty({ enum: PAYMENT_METHODS }) paymentMethod!: string;
+  @ApiProperty(PAYMENT_METHOD_DOC) paymentMethod!: string;
   @ApiProperty({ type: 'integer', description: 'Minor units.', example: 1990 }) amount!: number;
   @ApiProperty({ example: 'CHF' }) currency!: string;
   @ApiProperty({ nullable: true, type: 'string', format: 'uuid' }) integrationId!: string | null;
@@ -249,25 +315,30 @@ export class TransactionV117Doc extends TransactionV1Doc {
   '3dsecure'!: ThreeDSecureDoc | null;
 }
 
-@ApiExtraModels(TransactionV1Doc, TransactionV117Doc)
+const NEXT_CURSOR = {
+  nullable: true,
+  type: 'string',
+  description: 'Pass as `cursor` for the next page; null on the last page.',
+} as const;
+
+/** A page of API versions 1.0–1.16. */
 export class TransactionPageDoc {
-  @ApiProperty({
-    description:
-      'Newest first. Objects of the requested version (1.0–1.16: TransactionV1Doc; 1.17: TransactionV117Doc).',
-    type: 'array',
-    items: {
-      oneOf: [{ $ref: '#/components/schemas/TransactionV117Doc' }, { $ref: '#/components/schemas/TransactionV1Doc' }],
-    },
-  })
-  data!: object[];
-  @ApiProperty({
-    nullable: true,
-    type: 'string',
-    description: 'Pass as `cursor` for the next page; null on the last page.',
-  })
-  nextCursor!: string | null;
+  @ApiProperty({ type: [TransactionV1Doc], description: 'In the requested `order`.' }) data!: TransactionV1Doc[];
+  @ApiProperty(NEXT_CURSOR) nextCursor!: string | null;
 }
 
+/** A page of API version 1.17. */
+export class TransactionPageV117Doc {
+  @ApiProperty({ type: [TransactionV117Doc], description: 'In the requested `order`.' }) data!: TransactionV117Doc[];
+  @ApiProperty(NEXT_CURSOR) nextCursor!: string | null;
+}
+
+/**
+ * The versions of the `{version}` path parameter. The latest has paths of its own (`/v1.17/…`,
+ * TransactionLatestController), so that a client generated from the OpenAPI document knows its shape by the path.
+ */
+export const PATH_PARAMETER_API_VERSIONS = API_VERSIONS.filter((version) => version !== LATEST_API_VERSION);
+
 export const API_VERSION_DESCRIPTION =
-  `API version: one of ${API_VERSIONS.join(', ')}. Before 1.17 the transaction object has no \`3dsecure\` key; ` +
-  'from 1.17 it always has it. Nothing else differs. Any other version answers 404.';
+  `API version: one of ${PATH_PARAMETER_API_VERSIONS.join(', ')} (${LATEST_API_VERSION} has paths of its own, ` +
+  `with \`3dsecure\`). Before 1.17 the transaction object has no \`3dsecure\` key. Any other version answers 404.`;

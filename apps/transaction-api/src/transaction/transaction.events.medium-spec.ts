@@ -95,7 +95,7 @@ describe('TransactionRepository writes with their events (real PostgreSQL)', () 
       const id = randomUUID();
       expect(await repository.insertWithEvent(row, id, false)).toBe(true);
       const { fingerprint: _fingerprint, ...stored } = row;
-      expect(await repository.findByUuid(row.uuid)).toEqual(stored);
+      expect(await repository.findOfMerchant(merchantId, row.uuid)).toEqual(stored);
       const event = await eventOf(id);
       expect([event.type, event.subject_id]).toEqual(['transaction.created', row.uuid]);
       expect(JSON.parse(event.payload)).toEqual(expectedEvent(id, 'transaction.created', stored));
@@ -126,7 +126,7 @@ describe('TransactionRepository writes with their events (real PostgreSQL)', () 
     );
     expect(outcome).toEqual({ before: stored, changedAt: updatedAt });
     const after = { ...stored, status: 'authorized' as const, updatedAt };
-    expect(await repository.findByUuid(row.uuid)).toEqual(after);
+    expect(await repository.findOfMerchant(merchantId, row.uuid)).toEqual(after);
     const event = await eventOf(id);
     expect([event.type, event.subject_id]).toEqual(['transaction.status_changed', row.uuid]);
     expect(JSON.parse(event.payload)).toEqual(expectedEvent(id, 'transaction.status_changed', after));
@@ -164,7 +164,7 @@ describe('TransactionRepository writes with their events (real PostgreSQL)', () 
       false,
     );
     expect(outcome).toMatchObject({ before: { status: 'declined' }, changedAt: null });
-    expect((await repository.findByUuid(row.uuid))?.status).toBe('declined');
+    expect((await repository.findOfMerchant(merchantId, row.uuid))?.status).toBe('declined');
     expect(await eventOf(id)).toBeUndefined();
     expect(
       await repository.changeStatusWithEvent(randomUUID(), 'confirmed', ['waiting'], new Date(), randomUUID(), false),

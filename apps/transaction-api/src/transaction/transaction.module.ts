@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
-import { pgPoolProvider } from '../common/pg-pool.js';
 import { MerchantModule } from '../merchant/merchant.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
+import { TransactionLatestController } from './transaction-latest.controller.js';
 import { TransactionMerchantController } from './transaction-merchant.controller.js';
 import { TransactionPlatformController } from './transaction-platform.controller.js';
 import { TransactionReader } from './transaction.reader.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionService } from './transaction.service.js';
+import './transaction.problems.js';
 
 @Module({
   imports: [MerchantModule, OutboxModule],
-  controllers: [TransactionPlatformController, TransactionMerchantController],
-  providers: [pgPoolProvider, TransactionRepository, TransactionService, TransactionReader],
+  controllers: [TransactionPlatformController, TransactionMerchantController, TransactionLatestController],
+  providers: [TransactionRepository, TransactionService, TransactionReader],
 })
 export class TransactionModule {}

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { renderTransaction, type ApiVersion, type PublicTransaction } from '#domain';
-import { ProblemException } from '#platform';
 import { parseInstant } from '../common/instant.js';
-import { decodeCursor, encodeCursor } from './transaction.cursor.js';
+import { DEFAULT_ORDER, decodeCursor, encodeCursor } from './transaction.cursor.js';
 import type { ListTransactionsQuery } from './transaction.dto.js';
+import { TransactionException, TransactionExceptionCode } from './transaction.exception.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { toTransactionRecord } from './transaction.row.js';
 
@@ -22,13 +22,14 @@ export class TransactionReader {
   async get(merchantId: string, uuid: string, version: ApiVersion): Promise<PublicTransaction> {
     const row = await this.transactions.findOfMerchant(merchantId, uuid);
     // Another merchant's transaction answers exactly like an unknown uuid.
-    if (!row) throw new ProblemException(404, 'No transaction has this uuid.');
+    if (!row) throw new TransactionException('No transaction has this uuid.', TransactionExceptionCode.NOT_FOUND);
     return renderTransaction(version, toTransactionRecord(row));
   }
 
   async list(merchantId: string, query: ListTransactionsQuery, version: ApiVersion): Promise<TransactionPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const order = query.order ?? DEFAULT_ORDER;
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order);
     const rows = await this.transactions.page(
       merchantId,
       {
@@ -36,9 +37,12 @@ export class TransactionReader {
         referenceId: query.referenceId,
         psp: query.psp,
         type: query.type,
-        createdFrom: query.createdFrom === undefined ? undefined : parseInstant(query.createdFrom),
-        createdTo: query.createdTo === undefined ? undefined : parseInstant(query.createdTo),
+        createdFrom: parseInstant(query.createdFrom),
+        createdTo: parseInstant(query.createdTo),
+        updatedFrom: parseInstant(query.updatedFrom),
+        updatedTo: parseInstant(query.updatedTo),
       },
+      order,
       after,
       limit + 1,
     );
@@ -46,7 +50,10 @@ export class TransactionReader {
     const last = page[page.length - 1];
     return {
       data: page.map((row) => renderTransaction(version, toTransactionRecord(row))),
-      nextCursor: rows.length > limit ? encodeCursor({ createdAt: last.createdAt, uuid: last.uuid }) : null,
+      nextCursor:
+        rows.length > limit
+          ? encodeCursor(order, { at: order === 'updatedAt' ? last.updatedAt : last.createdAt, uuid: last.uuid })
+          : null,
     };
   }
 }

@@ -4,7 +4,7 @@ import { sqlOf, type Sql } from '../common/sql.js';
 import { notifyIf } from '../outbox/outbox.writer.js';
 import { rethrowReferenceViolation } from '../common/pg-errors.js';
 import { PG_POOL } from '../common/pg-pool.js';
-import type { TransactionCursor } from './transaction.cursor.js';
+import type { TransactionCursor, TransactionOrder } from './transaction.cursor.js';
 import { TRANSACTION_COLUMNS, TransactionRow, toTransactionRow, transactionEventJson } from './transaction.row.js';
 
 export type NewTransaction = TransactionRow & { fingerprint: Buffer };
@@ -14,8 +14,66 @@ export interface TransactionFilters {
   referenceId?: string;
   psp?: string;
   type?: string;
+  /** Inclusive. */
   createdFrom?: Date;
+  /** Exclusive. */
   createdTo?: Date;
+  /** Inclusive. */
+  updatedFrom?: Date;
+  /** Exclusive. */
+  updatedTo?: Date;
+}
+
+/** The keyset of each order: its column, direction, and how "after the cursor" compares. */
+const KEYSETS = {
+  '-createdAt': { flag: 'c', column: 'created_at', direction: 'DESC', after: '<' },
+  updatedAt: { flag: 'u', column: 'updated_at', direction: 'ASC', after: '>' },
+} as const;
+
+/**
+ * The statement of one page of a merchant's transactions in `order`, strictly after `after`: newest first
+ * (created_at DESC, uuid DESC) or oldest change first (updated_at, uuid). The merchant, the order's column range and
+ * the row comparison on (column, uuid) are index conditions of one index — newest first: one of the *_page_idx
+ * indexes, whichever equality filter it leads with; oldest change first: transaction_updated_page_idx — so a page
+ * reads about `limit` index entries however deep it is. Other filters are checked on the way.
+ */
+export function pageStatement(
+  merchantId: string,
+  filters: TransactionFilters,
+  order: TransactionOrder,
+  after: TransactionCursor | undefined,
+  limit: number,
+): pg.QueryConfig {
+  const keyset = KEYSETS[order];
+  const values: unknown[] = [merchantId];
+  const where = ['merchant_id = $1'];
+  let shape = keyset.flag;
+  const add = (flag: string, sql: (n: number) => string, value: unknown) => {
+    values.push(value);
+    where.push(sql(values.length));
+    shape += flag;
+  };
+  if (filters.status !== undefined) add('s', (n) => `status = $${n}`, filters.status);
+  if (filters.referenceId !== undefined) add('r', (n) => `reference_id = $${n}`, filters.referenceId);
+  if (filters.psp !== undefined) add('p', (n) => `psp = $${n}`, filters.psp);
+  if (filters.type !== undefined) add('t', (n) => `type = $${n}`, filters.type);
+  if (filters.createdFrom !== undefined) add('f', (n) => `created_at >= $${n}`, filters.createdFrom);
+  if (filters.createdTo !== undefined) add('o', (n) => `created_at < $${n}`, filters.createdTo);
+  if (filters.updatedFrom !== undefined) add('g', (n) => `updated_at >= $${n}`, filters.updatedFrom);
+  if (filters.updatedTo !== undefined) add('h', (n) => `updated_at < $${n}`, filters.updatedTo);
+  if (after) {
+    values.push(after.at, after.uuid);
+    where.push(`(${keyset.column}, uuid) ${keyset.after} ($${values.length - 1}, $${values.length})`);
+    shape += 'k';
+  }
+  values.push(limit);
+  return {
+    // One prepared statement per order and combination of filters (at most 2 × 2^9 per connection).
+    name: `transaction-page-${shape}`,
+    text: `SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE ${where.join(' AND ')}
+           ORDER BY ${keyset.column} ${keyset.direction}, uuid ${keyset.direction} LIMIT $${values.length}`,
+    values,
+  };
 }
 
 /**
@@ -84,15 +142,6 @@ export class TransactionRepository {
     return { row: toTransactionRow(row), fingerprint: fingerprint as Buffer };
   }
 
-  async findByUuid(uuid: string): Promise<TransactionRow | null> {
-    const rows = await this.sql.rows(
-      `SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE uuid = $1`,
-      [uuid],
-      'transaction-by-uuid',
-    );
-    return rows.length ? toTransactionRow(rows[0]) : null;
-  }
-
   /**
    * Moves the transaction to `status` with its `transaction.status_changed` event (id `eventId`), in one statement,
    * if its status is one of `from`. Returns the transaction as it was before (null if there is none), whether it
@@ -142,44 +191,15 @@ export class TransactionRepository {
     return rows.length ? toTransactionRow(rows[0]) : null;
   }
 
-  /**
-   * A page of one merchant's transactions, newest first (created_at DESC, uuid DESC), strictly after `after`.
-   * The merchant, the equality filters and the row comparison on (created_at, uuid) are all index conditions of
-   * one of the *_page_idx indexes, so the cost does not depend on how deep the page is.
-   */
+  /** A page of one merchant's transactions in `order`, strictly after `after` (see {@link pageStatement}). */
   async page(
     merchantId: string,
     filters: TransactionFilters,
+    order: TransactionOrder,
     after: TransactionCursor | undefined,
     limit: number,
   ): Promise<TransactionRow[]> {
-    const values: unknown[] = [merchantId];
-    const where = ['merchant_id = $1'];
-    let shape = '';
-    const add = (flag: string, sql: (n: number) => string, value: unknown) => {
-      values.push(value);
-      where.push(sql(values.length));
-      shape += flag;
-    };
-    if (filters.status !== undefined) add('s', (n) => `status = $${n}`, filters.status);
-    if (filters.referenceId !== undefined) add('r', (n) => `reference_id = $${n}`, filters.referenceId);
-    if (filters.psp !== undefined) add('p', (n) => `psp = $${n}`, filters.psp);
-    if (filters.type !== undefined) add('t', (n) => `type = $${n}`, filters.type);
-    if (filters.createdFrom !== undefined) add('f', (n) => `created_at >= $${n}`, filters.createdFrom);
-    if (filters.createdTo !== undefined) add('u', (n) => `created_at <= $${n}`, filters.createdTo);
-    if (after) {
-      values.push(after.createdAt, after.uuid);
-      where.push(`(created_at, uuid) < ($${values.length - 1}, $${values.length})`);
-      shape += 'c';
-    }
-    values.push(limit);
-    const { rows } = await this.pool.query({
-      // One prepared statement per combination of filters (at most 2^7 per connection).
-      name: `transaction-page-${shape}`,
-      text: `SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE ${where.join(' AND ')}
-             ORDER BY created_at DESC, uuid DESC LIMIT $${values.length}`,
-      values,
-    });
+    const { rows } = await this.pool.query(pageStatement(merchantId, filters, order, after, limit));
     return rows.map(toTransactionRow);
   }
 }

@@ -58,8 +58,9 @@ const isoInstant = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'Y
  */
 export function transactionEventJson(t: string, first: number): string {
   return `json_build_object(
-    'id', $${first}::uuid, 'type', $${first + 1}::text, 'category', 'transaction', 'merchantId', ${t}.merchant_id,
-    'integrationId', ${t}.integration_id, 'occurredAt', ${isoInstant(`${t}.updated_at`)}, 'subjectId', ${t}.uuid,
+    'v', 1, 'id', $${first}::uuid, 'type', $${first + 1}::text, 'category', 'transaction',
+    'merchantId', ${t}.merchant_id, 'integrationId', ${t}.integration_id,
+    'occurredAt', ${isoInstant(`${t}.updated_at`)}, 'subjectId', ${t}.uuid,
     'data', json_build_object(
       'uuid', ${t}.uuid, 'referenceId', ${t}.reference_id, 'status', ${t}.status, 'psp', ${t}.psp, 'type', ${t}.type,
       'paymentMethod', ${t}.payment_method, 'amount', ${t}.amount, 'currency', ${t}.currency,

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { LATEST_API_VERSION, renderTransaction, resolveThreeDSecure, type PublicTransaction } from '#domain';
-import { ProblemException } from '#platform';
 import { idTaken } from '../common/idempotency.js';
 import { parseInstant } from '../common/instant.js';
 import { ReferenceChecker } from '../merchant/reference.checker.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { ChangeTransactionStatusDto, CreateTransactionDto } from './transaction.dto.js';
+import { TransactionException, TransactionExceptionCode } from './transaction.exception.js';
 import { creationFingerprint } from './transaction.fingerprint.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionRow, toTransactionRecord } from './transaction.row.js';
@@ -52,7 +52,11 @@ export class TransactionService {
     const now = new Date();
     if (importedAt && importedAt.getTime() > now.getTime() + FUTURE_CREATED_AT_MS) {
       // An import is of the past; a later date is a clock or time-zone mistake, and its row would top every list.
-      throw ProblemException.validation([{ field: 'createdAt', message: 'must not be in the future' }]);
+      throw new TransactionException(
+        'createdAt must not be in the future.',
+        TransactionExceptionCode.CREATED_AT_IN_FUTURE,
+        [{ field: 'createdAt', message: 'must not be in the future' }],
+      );
     }
     const createdAt = importedAt ?? now;
     const row: TransactionRow = {
@@ -83,7 +87,7 @@ export class TransactionService {
     }
     const existing = await this.transactions.findWithFingerprint(row.uuid);
     if (!existing || !existing.fingerprint.equals(fingerprint)) {
-      throw idTaken('transaction', 'uuid');
+      throw new TransactionException(...idTaken('transaction', TransactionExceptionCode.IDEMPOTENCY_CONFLICT, 'uuid'));
     }
     return { transaction: render(existing.row), created: false };
   }
@@ -100,7 +104,7 @@ export class TransactionService {
         randomUUIDv7(),
         this.outbox.mustNotify,
       );
-      if (!outcome) throw new ProblemException(404, 'No transaction has this uuid.');
+      if (!outcome) throw new TransactionException('No transaction has this uuid.', TransactionExceptionCode.NOT_FOUND);
       const { before, changedAt } = outcome;
       if (changedAt) {
         this.outbox.committed();
@@ -110,16 +114,18 @@ export class TransactionService {
       if (move === 'same') return render(before);
       if (move === 'forbidden') {
         const allowed = TRANSACTION_STATUS_MOVES[before.status];
-        throw new ProblemException(
-          409,
+        throw new TransactionException(
           `A transaction in status ${before.status} cannot move to ${input.status}; ` +
             (allowed.length ? `allowed: ${allowed.join(', ')}.` : `${before.status} is final.`),
-          { type: 'urn:problem:status-transition', title: 'Status change not allowed' },
+          TransactionExceptionCode.STATUS_TRANSITION_FORBIDDEN,
         );
       }
       // Allowed, yet another change won the race: decide again on the newer reading.
     }
-    throw new ProblemException(409, 'The transaction changed concurrently; send the status again.');
+    throw new TransactionException(
+      'The transaction changed concurrently; send the status again.',
+      TransactionExceptionCode.CONCURRENT_STATUS_CHANGE,
+    );
   }
 }
 

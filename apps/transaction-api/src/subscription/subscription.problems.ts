@@ -1,0 +1,12 @@
+import { registerProblems } from '#platform';
+import { SubscriptionException, SubscriptionExceptionCode } from './subscription.exception.js';
+
+registerProblems(SubscriptionException, {
+  [SubscriptionExceptionCode.NOT_FOUND]: { status: 404 },
+  [SubscriptionExceptionCode.IDEMPOTENCY_CONFLICT]: { status: 409 },
+  [SubscriptionExceptionCode.EVENT_FORBIDDEN]: {
+    status: 409,
+    type: 'urn:problem:subscription-event',
+    title: 'Subscription event not allowed',
+  },
+});

@@ -1,16 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import {
-  IntegrationEntity,
-  MerchantEntity,
-  WebhookDeliveryEntity,
-  WebhookEntity,
-  WebhookLogEntity,
-  WebhookSecretEntity,
-} from '#persistence';
+import { WEBHOOK_CONFIG_DATABASE, WebhookEntity, WebhookLogEntity, WebhookSecretEntity } from '#persistence';
 import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
 import { AuthModule } from './auth/auth.module.js';
 import { BackendUserEntity } from './auth/backend-user.entity.js';
+import { MerchantRef } from './auth/merchant-ref.entity.js';
 import { WebhookConfigConfig } from './config/webhook-config.config.js';
+import { IntegrationRef } from './integration/integration-ref.entity.js';
 import { IntegrationModule } from './integration/integration.module.js';
 import { BackendSessionEntity } from './session/backend-session.entity.js';
 import { SessionModule } from './session/session.module.js';
@@ -27,13 +22,13 @@ export class AppModule {
         AppConfigModule.forRoot(config, [WebhookConfigConfig, PlatformTokenSource]),
         PlatformModule.forRoot({
           name: 'webhook-config',
+          database: WEBHOOK_CONFIG_DATABASE,
           base: config.base,
           entities: [
-            MerchantEntity,
-            IntegrationEntity,
+            MerchantRef,
+            IntegrationRef,
             WebhookEntity,
             WebhookSecretEntity,
-            WebhookDeliveryEntity,
             WebhookLogEntity,
             BackendUserEntity,
             BackendSessionEntity,

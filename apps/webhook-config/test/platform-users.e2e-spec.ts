@@ -58,6 +58,27 @@ describe('platform API: backend users (e2e over HTTP)', () => {
     expect(badEmail.body.errors).toEqual([{ field: 'email', message: 'must be an e-mail address' }]);
   });
 
+  it('reads the body only as JSON: a form or text answers 415 problem and creates no login', async () => {
+    const email = 'form@shop.example';
+    for (const [contentType, body] of [
+      ['application/x-www-form-urlencoded', `email=${encodeURIComponent(email)}&password=a+long+enough+password`],
+      ['text/plain', JSON.stringify({ email, password: 'a long enough password' })],
+    ]) {
+      const answer = await fetch(`${running.baseUrl}/internal/merchants/${merchantId}/users`, {
+        method: 'POST',
+        headers: { ...platformHeaders, 'content-type': contentType },
+        body,
+      });
+      expect([contentType, answer.status]).toEqual([contentType, 415]);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await answer.json()).toMatchObject({ type: 'urn:problem:unsupported-media-type', status: 415 });
+    }
+    const [{ count }] = await running.db.query(`SELECT count(*)::int AS count FROM backend_user WHERE email = $1`, [
+      email,
+    ]);
+    expect(count).toBe(0);
+  });
+
   it('requires the platform token (constant-time compare), answering 401 with WWW-Authenticate', async () => {
     for (const headers of [
       {},

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
+import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -7,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { verifyLegacyHex, verifyStandardWebhook } from '#domain';
-import { appTestEnv } from '#testing';
+import { appTestEnv, WebhookBodyChecks } from '#testing';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
 import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from './support/harness.js';
@@ -21,7 +22,13 @@ import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from '.
  * dispatcher runs in-process and delivers to that receiver.
  */
 const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+/**
+ * The screenshots the README shows. The test writes them there only with UPDATE_SCREENSHOTS=1
+ * (`UPDATE_SCREENSHOTS=1 npx nx run webhook-config:test -- ui.e2e`); otherwise into a temporary directory removed
+ * after the run, so that a test run leaves the git tree clean. The pages are screenshotted on every run either way.
+ */
+const DOCS_SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -30,14 +37,27 @@ interface Received {
   body: Buffer;
 }
 
-/** A shop's webhook endpoint on 127.0.0.1: answers 200 to the first request and 500 to every later one. */
-async function startReceiver(): Promise<{ server: Server; url: string; received: Received[] }> {
+/** The settings the test gives the one webhook it creates (see fillEverySetting). */
+const SERVED = { version: '2025-01-15', contentType: 'php-post' };
+
+/**
+ * A shop's webhook endpoint on 127.0.0.1: answers 200 to the first request and 500 to every later one, and checks
+ * every body against the schema of the webhook it serves.
+ */
+async function startReceiver(): Promise<{
+  server: Server;
+  url: string;
+  received: Received[];
+  bodies: WebhookBodyChecks;
+}> {
   const received: Received[] = [];
+  const bodies = new WebhookBodyChecks();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       received.push({ headers: request.headers, body: Buffer.concat(chunks) });
+      bodies.check(received[received.length - 1]!, SERVED, request.url ?? '/');
       const ok = received.length === 1;
       response.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain' });
       response.end(ok ? 'thanks' : 'Fatal error: Uncaught PDOException: database is locked');
@@ -45,7 +65,7 @@ async function startReceiver(): Promise<{ server: Server; url: string; received:
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${port}/shop/webhooks/payments`, received };
+  return { server, url: `http://127.0.0.1:${port}/shop/webhooks/payments`, received, bodies };
 }
 
 describe('merchant backend UI in Chromium (e2e)', () => {
@@ -60,6 +80,7 @@ describe('merchant backend UI in Chromium (e2e)', () => {
   let email: string;
   const secrets: { created?: string; rotated?: string } = {};
   let webhookPage: string | undefined;
+  let screenshots: string | undefined;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -67,7 +88,8 @@ describe('merchant backend UI in Chromium (e2e)', () => {
         `Chromium is missing at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (never download a browser).`,
       );
     }
-    await mkdir(SCREENSHOTS, { recursive: true });
+    screenshots = UPDATE_SCREENSHOTS ? DOCS_SCREENSHOTS : await mkdtemp(join(tmpdir(), 'webhook-config-screenshots-'));
+    await mkdir(screenshots, { recursive: true });
     strict = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
     permissive = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     receiver = await startReceiver();
@@ -115,16 +137,17 @@ describe('merchant backend UI in Chromium (e2e)', () => {
   afterAll(async () => {
     await context?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
+    if (screenshots && !UPDATE_SCREENSHOTS) await rm(screenshots, { recursive: true, force: true });
     await dispatcher?.close();
     await new Promise((resolve) => receiver?.server.close(resolve));
     await permissive?.close();
     await strict?.close();
   }, 30_000);
 
-  /** A full-page screenshot for docs/screenshots, without a passing toast covering the page. */
+  /** A full-page screenshot (for docs/screenshots, see DOCS_SCREENSHOTS), without a passing toast covering the page. */
   const shot = async (name: string) => {
     await page.evaluate("document.getElementById('toast')?.setAttribute('hidden', '')");
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    await page.screenshot({ path: join(screenshots!, `${name}.png`), fullPage: true });
   };
 
   /** Fills every setting of the webhook form. */
@@ -136,7 +159,7 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.getByLabel('Subscriptions').check();
     await page.getByLabel('Payouts').uncheck();
     await page.getByLabel('PHP form post').check();
-    await page.getByLabel('Version').selectOption('2025-01-15');
+    await page.getByLabel('Version').selectOption(SERVED.version);
     // The hint tells what retrying means with this platform's WEBHOOK_RETRY_DELAYS (the default here).
     await page.getByText('send it again up to 10 more times over about 5 days.').waitFor();
     await page.getByLabel('Retry on error').uncheck();
@@ -271,10 +294,18 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     expect(first.body.toString('utf8')).not.toContain('3dsecure');
     const signatures = String(first.headers['webhook-signature']).split(' ');
     expect(signatures).toHaveLength(2);
+    const signed = {
+      'webhook-id': String(first.headers['webhook-id']),
+      'webhook-timestamp': String(first.headers['webhook-timestamp']),
+      'webhook-signature': String(first.headers['webhook-signature']),
+    };
     for (const secret of [secrets.rotated!, secrets.created!]) {
-      expect(() => verifyStandardWebhook({ body: first.body, secret, headers: first.headers })).not.toThrow();
+      expect(() => new Webhook(secret).verify(first.body, signed, { jsonParse: false })).not.toThrow();
     }
-    expect(verifyLegacyHex(first.body, secrets.rotated!, String(first.headers['x-webhook-signature']))).toBe(true);
+    expect(first.headers['x-webhook-signature']).toBe(
+      createHmac('sha256', secrets.rotated!).update(first.body).digest('hex'),
+    );
+    await receiver.bodies.assertValid();
 
     // Resend that attempt: the receiver now fails with 500, and the log explains it.
     await delivered
@@ -349,5 +380,6 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await expect(rows.first().getAttribute('data-status')).resolves.toBe('500');
     await expect(rows.count()).resolves.toBe(4);
     expect(receiver.received).toHaveLength(4);
+    await receiver.bodies.assertValid();
   }, 90_000);
 });

@@ -25,7 +25,7 @@ describe('webhook log (e2e over HTTP)', () => {
     await running.close();
   });
 
-  it('shows each attempt exactly as CONTRACT §5 describes it, no key more, newest first', async () => {
+  it('shows each attempt with exactly the keys of a log entry, no key more, newest first', async () => {
     const t0 = Date.parse('2026-11-22T10:00:00.000Z');
     const next = new Date(t0 + 60_000);
     const { eventId, logIds } = await seedDelivery(running.db, webhook, [

@@ -130,6 +130,22 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       });
     });
 
+    it("accepts ports 80, 443 and 1024–65535 (or none: the scheme's), storing the URL exactly as given", async () => {
+      for (const url of [
+        'http://93.184.215.14:80/hook',
+        'https://93.184.215.14:443/hook',
+        'http://93.184.215.14:1024/hook',
+        'http://93.184.215.14:8080/hook',
+        'https://93.184.215.14:65535/hook',
+        'http://93.184.215.14/hook',
+      ]) {
+        const created = await create({ url });
+        expect([url, created.status, created.body.url]).toEqual([url, 201, url]);
+        const updated = await client.patch(`/api/webhooks/${created.body.id}`, { url: url.replace('hook', 'other') });
+        expect([url, updated.status]).toEqual([url, 200]);
+      }
+    });
+
     it('deletes: 204, then 404', async () => {
       const created = await create();
       expect((await client.delete(`/api/webhooks/${created.body.id}`)).status).toBe(204);
@@ -164,6 +180,9 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect((await client.get('/api/webhooks')).body.data.length).toBe(before);
     };
     const valid = { name: 'Valid', url: PUBLIC_URL, events: ['transaction'] };
+    const USER_INFO =
+      'must not contain a user name or password (no "@" before the host name); verify the webhook signature instead';
+    const portProblem = (port: number) => `must use port 80, 443 or a port from 1024 to 65535, not ${port}`;
 
     it.each([
       ['name', { ...valid, name: '' }, 'must be between 1 and 200 characters long'],
@@ -173,7 +192,16 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ['name', { ...valid, name: 'a\u0000b' }, 'must not contain NUL characters'],
       ['url', { ...valid, url: 'shop.example/hook' }, 'must be an absolute URL starting with https:// or http://'],
       ['url', { ...valid, url: 'ftp://93.184.215.14/hook' }, 'must start with https:// or http://'],
-      ['url', { ...valid, url: 'https://user:secret@93.184.215.14/hook' }, /must not contain a user name or password/],
+      ['url', { ...valid, url: 'https://user:secret@93.184.215.14/hook' }, USER_INFO],
+      // Empty user info too, which the URL parser would silently drop.
+      ['url', { ...valid, url: 'http://:@93.184.215.14/hook' }, USER_INFO],
+      ['url', { ...valid, url: 'http://@93.184.215.14/hook' }, USER_INFO],
+      ['url', { ...valid, url: 'http://user@93.184.215.14/hook' }, USER_INFO],
+      ['url', { ...valid, url: 'http://93.184.215.14:22/hook' }, portProblem(22)],
+      ['url', { ...valid, url: 'http://93.184.215.14:25/hook' }, portProblem(25)],
+      ['url', { ...valid, url: 'https://93.184.215.14:0/hook' }, portProblem(0)],
+      ['url', { ...valid, url: 'https://93.184.215.14:1023/hook' }, portProblem(1023)],
+      ['url', { ...valid, url: 'https://93.184.215.14:65536/hook' }, portProblem(65536)],
       [
         'url',
         { ...valid, url: 'http://127.0.0.1:8080/hook' },
@@ -256,6 +284,15 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
 
     it('validates an update the same way and leaves the webhook unchanged', async () => {
       const created = await create();
+      for (const [url, message] of [
+        ['http://@93.184.215.14/hook', USER_INFO],
+        ['https://:@93.184.215.14/hook', USER_INFO],
+        ['http://93.184.215.14:5/hook', portProblem(5)],
+        ['https://93.184.215.14:1023/hook', portProblem(1023)],
+      ]) {
+        const refused = await client.patch(`/api/webhooks/${created.body.id}`, { url });
+        expect([url, refused.status, refused.body.errors]).toEqual([url, 400, [{ field: 'url', message }]]);
+      }
       // The value rules first (every field at once) ...
       const values = await client.patch(`/api/webhooks/${created.body.id}`, { url: 'ftp://x', name: null, events: [] });
       expect(values.status).toBe(400);
@@ -382,7 +419,7 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       const id = created.body.id;
       const rotated = await client.post(`/api/webhooks/${id}/secret/rotate`);
       expect(rotated.status).toBe(200);
-      // Exactly `{secret}` (CONTRACT §6); the reveal tells until when the old one signs.
+      // A rotation answers exactly `{secret}`; the reveal tells until when the old one signs.
       expect(rotated.body).toEqual({ secret: expect.stringMatching(SECRET) });
       expect(rotated.body.secret).not.toBe(created.body.secret);
       const revealed = (await client.get(`/api/webhooks/${id}/secret`)).body;
@@ -434,7 +471,7 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
     it('are published on create, update, rotate and delete, so dispatchers refresh at once', async () => {
       const created = await create();
       const id = created.body.id;
-      const expected = { type: 'webhook.changed', webhookId: id, merchantId: client.merchantId };
+      const expected = { v: 1, type: 'webhook.changed', webhookId: id, merchantId: client.merchantId };
       expect((await changeMessageFor(id)).body).toEqual(expected);
       for (const step of [
         () => client.patch(`/api/webhooks/${id}`, { name: 'Changed' }),

@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { MerchantEntity } from '#persistence';
 import { BackendUserController } from './backend-user.controller.js';
 import { BackendUserEntity } from './backend-user.entity.js';
 import { BackendUserRepository } from './backend-user.repository.js';
 import { BackendUserService } from './backend-user.service.js';
+import './backend-user.problems.js';
+import { MerchantRef } from './merchant-ref.entity.js';
 import { PasswordHasher } from './password.hasher.js';
 import { PlatformTokenGuard } from '#platform';
 
 /** Backend users: the platform API that creates them, password hashing, and lookup for sign-in. */
 @Module({
-  imports: [TypeOrmModule.forFeature([BackendUserEntity, MerchantEntity])],
+  imports: [TypeOrmModule.forFeature([BackendUserEntity, MerchantRef])],
   controllers: [BackendUserController],
   providers: [
     BackendUserRepository,

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { MerchantEntity } from '#persistence';
 import { Repository } from 'typeorm';
 import { BackendUserEntity } from './backend-user.entity.js';
+import { MerchantRef } from './merchant-ref.entity.js';
 
 @Injectable()
 export class BackendUserRepository {
   constructor(
     @InjectRepository(BackendUserEntity) private readonly users: Repository<BackendUserEntity>,
-    @InjectRepository(MerchantEntity) private readonly merchants: Repository<MerchantEntity>,
+    @InjectRepository(MerchantRef) private readonly merchants: Repository<MerchantRef>,
   ) {}
 
   merchantExists(merchantId: string): Promise<boolean> {

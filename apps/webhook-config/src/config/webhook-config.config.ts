@@ -4,7 +4,7 @@ export const DEV_PLATFORM_TOKEN = 'development-platform-token';
 /** Development only: a fixed key so secrets survive restarts of `npm start`. Production must set its own. */
 export const DEV_SECRET_ENCRYPTION_KEY = Buffer.alloc(32, 'dev-only-key').toString('base64');
 
-/** webhook-config settings (CONTRACT §1), read and validated once at start. */
+/** webhook-config settings from the environment (README, Configuration), read and validated once at start. */
 export class WebhookConfigConfig {
   constructor(
     readonly base: BaseConfig,
@@ -21,6 +21,8 @@ export class WebhookConfigConfig {
     readonly trustProxy: false | string[] = false,
     /** WEBHOOK_RETRY_DELAYS, as the dispatcher reads it: shown to merchants as what "retry on error" does. */
     readonly retryDelaysMs: number[] = [],
+    /** WEBHOOK_SENDER_ADDRESSES: the addresses and ranges deliveries leave from, published for allow-lists. */
+    readonly senderAddresses: string[] = [],
   ) {}
 
   /** Session cookies are always Secure in production; elsewhere only when the request came over HTTPS. */
@@ -39,6 +41,7 @@ export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigCo
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.proxyTrust('TRUST_PROXY'),
     readRetryDelays(reader),
+    reader.addressRanges('WEBHOOK_SENDER_ADDRESSES'),
   );
   reader.done();
   return config;

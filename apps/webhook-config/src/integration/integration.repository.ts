@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IntegrationEntity } from '#persistence';
 import { Repository } from 'typeorm';
+import { IntegrationRef } from './integration-ref.entity.js';
 
 export interface IntegrationView {
   id: string;
@@ -12,7 +12,7 @@ export interface IntegrationView {
 /** A merchant's integrations: id and name only, never the key hash or prefix. */
 @Injectable()
 export class IntegrationRepository {
-  constructor(@InjectRepository(IntegrationEntity) private readonly integrations: Repository<IntegrationEntity>) {}
+  constructor(@InjectRepository(IntegrationRef) private readonly integrations: Repository<IntegrationRef>) {}
 
   async listForMerchant(merchantId: string): Promise<IntegrationView[]> {
     const rows = await this.integrations.find({

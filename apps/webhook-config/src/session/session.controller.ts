@@ -1,11 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemException } from '#platform';
+import { ApiProblems } from '../http/problem.doc.js';
 import { SignInDto } from './dtos/sign-in.dto.js';
 import { CurrentSession, type SessionContext } from './session.context.js';
 import { SessionCookie } from './session.cookie.js';
+import { SessionDoc } from './session.doc.js';
 import { SessionGuard } from './session.guard.js';
+import { ApiSession } from './session.openapi.js';
 import { SessionService } from './session.service.js';
 
 export interface SessionView {
@@ -13,8 +16,9 @@ export interface SessionView {
   csrfToken: string;
 }
 
-/** Merchant backend sign-in (CONTRACT §6). */
+/** Merchant backend sign-in and sign-out: a session cookie and the CSRF token every mutating request carries. */
 @ApiTags('session')
+@ApiProblems([503])
 @Controller('api/session')
 export class SessionController {
   constructor(
@@ -24,6 +28,17 @@ export class SessionController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Sign in',
+    description: 'Sets the session cookie `wc_session` (HttpOnly, SameSite=Strict) and answers the CSRF token.',
+    // Needs no credentials: it issues them.
+    security: [],
+  })
+  @ApiOkResponse({ type: SessionDoc })
+  @ApiProblems([400, 401, 413, 415, 429], {
+    401: 'The e-mail address or the password is not correct (one answer for both).',
+    429: 'Too many failed sign-ins for this e-mail address or client address; `Retry-After` says when to try again.',
+  })
   async signIn(
     @Body() body: SignInDto,
     @Req() request: FastifyRequest,
@@ -46,6 +61,9 @@ export class SessionController {
   /** Who is signed in, and the CSRF token for this session (for a page that was reloaded). */
   @Get()
   @UseGuards(SessionGuard)
+  @ApiOperation({ summary: 'The signed-in user and the CSRF token' })
+  @ApiSession('GET')
+  @ApiOkResponse({ type: SessionDoc })
   current(@CurrentSession() session: SessionContext): SessionView {
     return { email: session.email, csrfToken: this.sessions.csrfTokenOf(session) };
   }
@@ -53,6 +71,9 @@ export class SessionController {
   @Delete()
   @HttpCode(204)
   @UseGuards(SessionGuard)
+  @ApiOperation({ summary: 'Sign out', description: 'Ends the session in every process and clears the cookie.' })
+  @ApiSession('DELETE')
+  @ApiNoContentResponse({ description: 'Signed out.' })
   async signOut(
     @CurrentSession() session: SessionContext,
     @Req() request: FastifyRequest,

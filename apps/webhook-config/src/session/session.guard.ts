@@ -1,11 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ProblemException } from '#platform';
+import { addLogFields, ProblemException } from '#platform';
 import { SessionCookie } from './session.cookie.js';
 import { SessionService } from './session.service.js';
 import { isValidCsrfToken } from './session.tokens.js';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that change nothing: they need no CSRF token. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Every /api route except sign-in: a live session cookie is required (401 otherwise), and every mutating
@@ -22,6 +23,7 @@ export class SessionGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const session = await this.sessions.authenticate(this.cookie.read(request));
     if (!session) throw new ProblemException(401, 'You are not signed in, or your session has ended. Sign in again.');
+    addLogFields({ merchantId: session.merchantId });
     if (!SAFE_METHODS.has(request.method)) {
       const submitted = request.headers['x-csrf-token'];
       if (!isValidCsrfToken(session.token, typeof submitted === 'string' ? submitted : undefined)) {

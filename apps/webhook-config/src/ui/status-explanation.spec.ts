@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 // The UI's own module (plain JavaScript, served as is).
-import { explainStatus } from '../../ui/js/status-explanation.js';
+import { explainStatus, senderAddressAdvice } from '../../ui/js/status-explanation.js';
 
 describe('explainStatus', () => {
   it.each([
@@ -34,5 +34,14 @@ describe('explainStatus', () => {
       const { title, cause, remedy } = explainStatus(status);
       expect(title && cause && remedy).toBeTruthy();
     }
+  });
+
+  it('tells a 403 receiver which sender addresses to allow-list, or what to do when none are published', () => {
+    const published = senderAddressAdvice(['203.0.113.10', '2001:db8:10::/48']);
+    expect(published.text).toMatch(/allow-list these addresses/);
+    expect(published.addresses).toEqual(['203.0.113.10', '2001:db8:10::/48']);
+    const none = senderAddressAdvice([]);
+    expect(none.text).toMatch(/not published here.*ask our support.*signature checks out with your secret/);
+    expect(none.addresses).toEqual([]);
   });
 });

@@ -24,6 +24,8 @@ export async function mountUi(app: NestFastifyApplication): Promise<void> {
     prefix: '/',
     wildcard: false,
     index: ['index.html'],
+    // ui/types and ui/tsconfig.json are for the typecheck only (nx run webhook-config:typecheck), not the browser.
+    allowedPath: (path) => !path.startsWith('/types/') && path !== '/tsconfig.json',
     cacheControl: true,
     maxAge: 0,
     etag: true,

@@ -1,12 +1,18 @@
 import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiProblems } from '../http/problem.doc.js';
 import { resourceId } from '../http/resource-id.pipe.js';
 import { CurrentSession, type SessionContext } from '../session/session.context.js';
 import { SessionGuard } from '../session/session.guard.js';
+import { ApiSessionRoutes } from '../session/session.openapi.js';
+import { QueuedDeliveryDoc } from './webhook-delivery.doc.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
 /** Deliver now: a sample event, or the event of a log entry again. 202: queued, the log shows the outcome. */
 @ApiTags('webhooks')
+@ApiSessionRoutes()
+@ApiParam({ name: 'id', format: 'uuid' })
+@ApiProblems([404, 503], { 503: 'The message could not be queued (the broker did not confirm), or see Retry-After.' })
 @UseGuards(SessionGuard)
 @Controller('api/webhooks/:id')
 export class WebhookDeliveryController {
@@ -14,6 +20,11 @@ export class WebhookDeliveryController {
 
   @Post('test')
   @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send a sample event now',
+    description: 'A sample event of a kind the webhook receives. The log shows the outcome.',
+  })
+  @ApiAcceptedResponse({ type: QueuedDeliveryDoc })
   test(
     @CurrentSession() session: SessionContext,
     @Param('id', resourceId('webhook')) id: string,
@@ -23,11 +34,18 @@ export class WebhookDeliveryController {
 
   @Post('logs/:logId/resend')
   @HttpCode(202)
+  @ApiOperation({
+    summary: "Send a log entry's event again",
+    description: "The same webhook-id and body, signed anew, to the webhook's current URL. The log shows the outcome.",
+  })
+  @ApiParam({ name: 'logId', format: 'uuid' })
+  @ApiAcceptedResponse({ type: QueuedDeliveryDoc })
+  @ApiProblems([409], { 409: 'The delivery was attempted 50 times already (`urn:problem:resend-limit`).' })
   resend(
     @CurrentSession() session: SessionContext,
     @Param('id', resourceId('webhook')) id: string,
     @Param('logId', resourceId('log entry')) logId: string,
-  ): Promise<{ deliveryId: string; attempt: number }> {
+  ): Promise<{ deliveryId: string }> {
     return this.deliveries.resend(session.merchantId, id, logId);
   }
 }

@@ -1,82 +1,56 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
-import {
-  encodePayload,
-  renderWebhookPayload,
-  type PayloadObject,
-  type WebhookContentType,
-  type WebhookVersion,
-} from '#domain';
-import { ProblemException } from '#platform';
+import { MAX_ATTEMPTS_PER_DELIVERY } from '#domain';
 import { WebhookLogRepository } from '../webhook-log/webhook-log.repository.js';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
-import { DeliveryPublisher } from './delivery.publisher.js';
-import { logSubjectOf, sampleSubject } from './sample-event.js';
-import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { DeliveryCommandPublisher } from './delivery-command.publisher.js';
+import { WebhookDeliveryException, WebhookDeliveryExceptionCode } from './webhook-delivery.exception.js';
 
 /**
- * Attempts of one delivery a resend may add up to: far beyond the 11 automatic ones, and a bound on what the log
- * reads to number an entry (its place among its delivery's attempts).
+ * Test deliveries and resends: manual, single attempts, which the dispatcher creates, numbers and delivers. This
+ * side checks the request against what the merchant may see (the webhook, its log) and asks the dispatcher.
  */
-export const MAX_ATTEMPTS_PER_DELIVERY = 50;
-
-/** Test deliveries and resends: manual, single attempts delivered by the dispatcher. */
 @Injectable()
 export class WebhookDeliveryService {
   constructor(
     private readonly lookup: WebhookLookup,
-    private readonly deliveries: WebhookDeliveryRepository,
     private readonly logs: WebhookLogRepository,
-    private readonly publisher: DeliveryPublisher,
+    private readonly commands: DeliveryCommandPublisher,
   ) {}
 
-  /** A sample event of a kind the webhook receives, rendered for its version and content type, delivered once now. */
+  /**
+   * A sample event of a kind the webhook receives, rendered by the dispatcher for the webhook's version and content
+   * type, delivered once now. Answers the id the delivery will have (a v7 uuid chosen here, so that the dispatcher
+   * creates it once however often the command reaches it); the log shows its outcome.
+   */
   async sendTest(merchantId: string, webhookId: string): Promise<{ deliveryId: string }> {
-    const webhook = await this.lookup.require(merchantId, webhookId);
-    const subject = sampleSubject(webhook.events, webhook.integrationId);
-    const tree = renderWebhookPayload(webhook.version as WebhookVersion, subject) as PayloadObject;
-    const { body } = encodePayload(webhook.contentType as WebhookContentType, tree);
+    await this.lookup.require(merchantId, webhookId);
     const deliveryId = randomUUIDv7();
-    await this.deliveries.insert({
-      id: deliveryId,
-      webhookId,
-      merchantId,
-      eventId: randomUUIDv7(),
-      eventType: subject.type,
-      subject: logSubjectOf(subject),
-      url: webhook.url,
-      contentType: webhook.contentType,
-      version: webhook.version,
-      retryOnError: false,
-      body: Buffer.from(body, 'utf8'),
-      manualAttempts: 1,
-      lastManualAttempt: 1,
-    });
-    await this.publisher.deliverNow(deliveryId, 1);
+    await this.commands.send({ type: 'webhook.test', deliveryId, webhookId, merchantId });
     return { deliveryId };
   }
 
   /**
-   * The event of a log entry, delivered once more (same webhook-id and body). Answers the place the attempt will
-   * take in the log (unless a scheduled repeat runs first).
+   * The event of a log entry, delivered once more (same webhook-id and body). The limit is checked here from the
+   * log, so the merchant hears of it, and again by the dispatcher, which also counts the resends not logged yet.
    */
-  async resend(merchantId: string, webhookId: string, logId: string): Promise<{ deliveryId: string; attempt: number }> {
+  async resend(merchantId: string, webhookId: string, logId: string): Promise<{ deliveryId: string }> {
     await this.lookup.require(merchantId, webhookId); // 404 unless it is this merchant's webhook
     const log = await this.logs.findOne(webhookId, logId);
-    const delivery = log && (await this.deliveries.findOfWebhook(webhookId, log.deliveryId));
-    if (!delivery) throw new ProblemException(404, 'There is no log entry with this id.');
-    // The dispatcher sends every attempt, resends included, to the webhook's current URL.
-    const taken = await this.deliveries.takeManualAttempt(delivery.id, MAX_ATTEMPTS_PER_DELIVERY, (attemptNumber) =>
-      this.publisher.deliverNow(delivery.id, attemptNumber),
-    );
-    if ('gone' in taken) throw new ProblemException(404, 'There is no log entry with this id.');
-    if ('refused' in taken) {
-      throw new ProblemException(
-        409,
-        `This event was already sent ${taken.refused} times to this webhook; it is not resent again. Use “Send test” to check your server.`,
-        { type: 'urn:problem:resend-limit', title: 'Resend limit reached' },
+    if (!log) {
+      throw new WebhookDeliveryException(
+        'There is no log entry with this id.',
+        WebhookDeliveryExceptionCode.LOG_ENTRY_NOT_FOUND,
       );
     }
-    return { deliveryId: delivery.id, attempt: taken.place };
+    const attempts = await this.logs.countOfDelivery(log.deliveryId);
+    if (attempts >= MAX_ATTEMPTS_PER_DELIVERY) {
+      throw new WebhookDeliveryException(
+        `This event was already sent ${attempts} times to this webhook; it is not resent again. Use “Send test” to check your server.`,
+        WebhookDeliveryExceptionCode.RESEND_LIMIT_REACHED,
+      );
+    }
+    await this.commands.send({ type: 'delivery.resend', deliveryId: log.deliveryId, webhookId, merchantId });
+    return { deliveryId: log.deliveryId };
   }
 }

@@ -6,6 +6,7 @@ import { WebhookModule } from '../webhook/webhook.module.js';
 import { WebhookLogController } from './webhook-log.controller.js';
 import { WebhookLogRepository } from './webhook-log.repository.js';
 import { WebhookLogService } from './webhook-log.service.js';
+import './webhook-log.problems.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookLogEntity]), SessionModule, WebhookModule],

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { dataSourceOptions, WebhookLogEntity } from '#persistence';
 import { testEnv } from '#testing';
 import { DataSource } from 'typeorm';
+import { seedDeliveryRow } from '../../test/support/log-seed.js';
 import { WebhookLogRepository } from './webhook-log.repository.js';
 
 describe('WebhookLogRepository (real PostgreSQL)', () => {
@@ -16,17 +17,12 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
     logs = new WebhookLogRepository(db.getRepository(WebhookLogEntity));
     const merchantId = randomUUID();
     webhookId = randomUUID();
-    const deliveryId = randomUUID();
     await db.query(`INSERT INTO merchant (id, name) VALUES ($1, 'Logs')`, [merchantId]);
     await db.query(
       `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events) VALUES ($1, $2, 'w', 'https://93.184.215.14/', 'json', '2026-08-20', true, '{transaction}')`,
       [webhookId, merchantId],
     );
-    await db.query(
-      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body)
-       VALUES ($1, $2, $3, gen_random_uuid(), 'transaction', '{"uuid":"x"}', 'https://93.184.215.14/', 'json', '2026-08-20', true, '\\x00')`,
-      [deliveryId, webhookId, merchantId],
-    );
+    const { deliveryId } = await seedDeliveryRow(db, { id: webhookId, merchantId, url: 'https://93.184.215.14/' });
     // 2,000 attempts over a few seconds, many sharing a microsecond timestamp.
     await db.query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, created_at)

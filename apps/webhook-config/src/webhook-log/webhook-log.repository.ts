@@ -31,7 +31,7 @@ export class WebhookLogRepository {
       .createQueryBuilder('log')
       .addSelect('log.created_at::text', 'created_at_text')
       .addSelect(
-        `(SELECT count(*)::int FROM webhook_log earlier
+        `(SELECT count(*)::int FROM delivery.webhook_log_for_webhook_config earlier
            WHERE earlier.delivery_id = log.delivery_id AND (earlier.created_at, earlier.id) <= (log.created_at, log.id))`,
         'ordinal',
       )
@@ -60,5 +60,10 @@ export class WebhookLogRepository {
 
   findOne(webhookId: string, logId: string): Promise<WebhookLogEntity | null> {
     return this.logs.findOneBy({ webhookId, id: logId });
+  }
+
+  /** How many attempts of a delivery are logged (index webhook_log (delivery_id, attempt)). */
+  countOfDelivery(deliveryId: string): Promise<number> {
+    return this.logs.countBy({ deliveryId });
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ProblemException } from '#platform';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
 import type { ListLogsQuery } from './dtos/list-logs.query.js';
 import { decodeLogCursor, encodeLogCursor } from './log-cursor.js';
+import { WebhookLogException, WebhookLogExceptionCode } from './webhook-log.exception.js';
 import { WebhookLogRepository } from './webhook-log.repository.js';
 import { toWebhookLogView, type WebhookLogView } from './webhook-log.view.js';
 
@@ -24,7 +24,11 @@ export class WebhookLogService {
     await this.lookup.require(merchantId, webhookId);
     const after = query.cursor === undefined ? undefined : decodeLogCursor(query.cursor);
     if (query.cursor !== undefined && !after) {
-      throw ProblemException.validation([{ field: 'cursor', message: 'must be the nextCursor of a previous page' }]);
+      throw new WebhookLogException(
+        'cursor must be the nextCursor of a previous page.',
+        WebhookLogExceptionCode.INVALID_CURSOR,
+        [{ field: 'cursor', message: 'must be the nextCursor of a previous page' }],
+      );
     }
     const page = await this.logs.page(webhookId, {
       limit: query.limit ?? DEFAULT_LOG_PAGE_SIZE,

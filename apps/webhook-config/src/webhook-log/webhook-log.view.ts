@@ -1,7 +1,10 @@
 import type { WebhookLogRequest } from '#persistence';
 import type { LoggedAttempt } from './webhook-log.repository.js';
 
-/** A log entry exactly as CONTRACT §5 describes it (the UI explains its status: ui/js/status-explanation.js). */
+/**
+ * A webhook log entry as the backend API returns it, exactly these keys (docs/webhook-config.md, Delivery log; the
+ * UI explains its status: ui/js/status-explanation.js).
+ */
 export interface WebhookLogView {
   id: string;
   attempt: number;

@@ -16,7 +16,10 @@ export class WebhookChangePublisher {
     try {
       await publishWebhookChanged(this.amqp, { merchantId, webhookId });
     } catch (error) {
-      this.logger.warn(`could not announce the change of webhook ${webhookId}: ${(error as Error).message}`);
+      this.logger.warn({
+        msg: `could not announce the change of webhook ${webhookId}: ${(error as Error).message}`,
+        webhookId,
+      });
     }
   }
 }

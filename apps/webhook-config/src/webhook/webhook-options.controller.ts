@@ -1,18 +1,25 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LATEST_WEBHOOK_VERSION, WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
+import { ApiProblems } from '../http/problem.doc.js';
 import { SessionGuard } from '../session/session.guard.js';
+import { ApiSessionRoutes } from '../session/session.openapi.js';
+import { WebhookOptionsDoc } from './webhook.doc.js';
 import { ROTATION_GRACE_MS } from './webhook-secret.service.js';
 
 /** The choices of each setting, so the UI never hard-codes what the domain defines. */
 @ApiTags('webhooks')
+@ApiSessionRoutes()
+@ApiProblems([503])
 @UseGuards(SessionGuard)
 @Controller('api/webhook-options')
 export class WebhookOptionsController {
   constructor(private readonly config: WebhookConfigConfig) {}
 
   @Get()
+  @ApiOperation({ summary: 'The choices of each webhook setting' })
+  @ApiOkResponse({ type: WebhookOptionsDoc })
   options() {
     return {
       versions: [...WEBHOOK_VERSIONS],

@@ -9,7 +9,7 @@ import { WebhookSecretRepository } from './webhook-secret.repository.js';
 /** After a rotation the old secret keeps signing this long, so receivers can switch without losing events. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** The answer to a rotation: exactly `{secret}` (CONTRACT §6). */
+/** The answer to a rotation: exactly `{secret}`, the new secret, and no other key. */
 export interface RotatedSecret {
   secret: string;
 }

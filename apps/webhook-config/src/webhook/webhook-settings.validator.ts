@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { type FieldError, ProblemException } from '#platform';
+import type { FieldError } from '#platform';
 import { IntegrationRepository } from '../integration/integration.repository.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
+import { WebhookException, WebhookExceptionCode } from './webhook.exception.js';
 
 /**
  * The checks a DTO cannot make alone: where the URL points (DNS), that a linked integration is one of this
@@ -36,6 +37,8 @@ export class WebhookSettingsValidator {
         message: 'are only payouts, which belong to no integration: link the webhook to all events, or add another',
       });
     }
-    if (errors.length > 0) throw ProblemException.validation(errors);
+    if (errors.length > 0) {
+      throw new WebhookException('The webhook settings are invalid.', WebhookExceptionCode.INVALID_SETTINGS, errors);
+    }
   }
 }

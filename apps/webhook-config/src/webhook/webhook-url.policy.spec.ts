@@ -8,6 +8,17 @@ describe('webhookUrlSyntaxProblem', () => {
     'http://shop.example:8080/hook?secret-path=1#x',
     'HTTPS://Shop.Example/Hook',
     'https://[2001:4860:4860::8888]/hook',
+    'https://shop.example/hook?from=a@b#c@d',
+    'https://shop.example/path@with-at',
+    'http://shop.example:80/hook',
+    'https://shop.example:443/hook',
+    'https://shop.example:80/hook',
+    'http://shop.example:443/hook',
+    'http://shop.example:1024/hook',
+    'https://shop.example:65535/hook',
+    'https://[2001:4860:4860::8888]:8443/hook',
+    'http://shop.example:/hook',
+    'https://shop.example:0443/hook',
   ])('accepts %s', (url) => {
     expect(webhookUrlSyntaxProblem(url)).toBeUndefined();
   });
@@ -22,17 +33,44 @@ describe('webhookUrlSyntaxProblem', () => {
     ['ftp://shop.example/hook', 'must start with https:// or http://'],
     ['javascript:alert(1)', 'must start with https:// or http://'],
     ['https:shop.example/hook', 'must be an absolute URL starting with https:// or http://'],
-    [
-      'https://user:pass@shop.example/hook',
-      'must not contain a user name or password; verify the webhook signature instead',
-    ],
-    [
-      'https://token@shop.example/hook',
-      'must not contain a user name or password; verify the webhook signature instead',
-    ],
     [`https://shop.example/${'a'.repeat(2048)}`, 'must be at most 2048 characters long'],
   ])('rejects %p: %s', (url, message) => {
     expect(webhookUrlSyntaxProblem(url)).toBe(message);
+  });
+
+  // The URL parser drops an empty user info (`http://@host/` reads as `http://host/`): the written URL decides.
+  it.each([
+    'https://user:pass@shop.example/hook',
+    'https://token@shop.example/hook',
+    'http://user@shop.example/',
+    'http://:@shop.example/',
+    'http://@shop.example/',
+    'http://:pass@shop.example/',
+    'http://user:@shop.example/',
+    'HTTP://@shop.example/',
+    'http://@shop.example',
+    'http://@shop.example?x',
+    'http://@@shop.example/',
+    'http:///@shop.example/',
+    'https://@[2001:4860:4860::8888]/',
+    'https://@shop.example:8443/',
+  ])('rejects user info, even empty: %p', (url) => {
+    expect(webhookUrlSyntaxProblem(url)).toBe(
+      'must not contain a user name or password (no "@" before the host name); verify the webhook signature instead',
+    );
+  });
+
+  it.each([
+    ['http://shop.example:22/hook', 22],
+    ['https://shop.example:25/hook', 25],
+    ['http://shop.example:0/hook', 0],
+    ['http://shop.example:1/hook', 1],
+    ['https://shop.example:1023/hook', 1023],
+    ['http://[2001:4860:4860::8888]:110/', 110],
+    ['https://shop.example:65536/hook', 65536],
+    ['https://shop.example:99999999/hook', 99999999],
+  ])('rejects the port of %p', (url, port) => {
+    expect(webhookUrlSyntaxProblem(url)).toBe(`must use port 80, 443 or a port from 1024 to 65535, not ${port}`);
   });
 });
 

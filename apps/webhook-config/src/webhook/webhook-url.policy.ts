@@ -1,14 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '#platform';
+import { isAllowedWebhookPort, isPublicAddress, portOf } from '#platform';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /**
+ * The authority of an http(s) URL as written: after the scheme and its slashes, up to the path, query or fragment
+ * (a backslash ends it too, as the URL parser reads `\` as `/` in http(s) URLs). The parsed URL cannot show an
+ * empty user info — it drops the `@` of `http://@host/` and `http://:@host/` — so user info is looked for here.
+ */
+function writtenAuthority(value: string): string {
+  return value.replace(/^https?:[/\\]*/i, '').split(/[/\\?#]/, 1)[0];
+}
+
+const portProblem = (port: number) => `must use port 80, 443 or a port from 1024 to 65535, not ${port}`;
+
+/**
  * The syntax rules of a webhook URL; returns what is wrong (a message for the `url` field) or undefined.
  * The URL is stored exactly as given, so it must not need trimming and must parse as an absolute http(s) URL.
+ * It carries no user info, not even an empty one, and names no port but 80, 443 or 1024–65535.
  */
 export function webhookUrlSyntaxProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a text value';
@@ -20,14 +32,17 @@ export function webhookUrlSyntaxProblem(value: unknown): string | undefined {
   try {
     url = new URL(value);
   } catch {
+    const port = /:(\d+)$/.exec(writtenAuthority(value))?.[1];
+    if (port !== undefined && Number(port) > 65_535) return portProblem(Number(port));
     return 'must be an absolute URL starting with https:// or http://';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must start with https:// or http://';
   if (!/^https?:\/\//i.test(value)) return 'must be an absolute URL starting with https:// or http://';
-  if (url.username || url.password) {
-    return 'must not contain a user name or password; verify the webhook signature instead';
+  if (url.username || url.password || writtenAuthority(value).includes('@')) {
+    return 'must not contain a user name or password (no "@" before the host name); verify the webhook signature instead';
   }
   if (!url.hostname) return 'must name a host';
+  if (!isAllowedWebhookPort(portOf(url))) return portProblem(portOf(url));
   return undefined;
 }
 

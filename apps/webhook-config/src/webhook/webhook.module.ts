@@ -13,14 +13,16 @@ import { WebhookRepository } from './webhook.repository.js';
 import { WebhookSecretController } from './webhook-secret.controller.js';
 import { WebhookSecretRepository } from './webhook-secret.repository.js';
 import { WebhookSecretService } from './webhook-secret.service.js';
+import { WebhookSenderAddressesController } from './webhook-sender-addresses.controller.js';
 import { WebhookService } from './webhook.service.js';
 import { WebhookSettingsValidator } from './webhook-settings.validator.js';
 import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-url.policy.js';
+import './webhook.problems.js';
 
 /** Webhook settings and secrets; exports WebhookLookup for the log and delivery features. */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity]), SessionModule, IntegrationModule],
-  controllers: [WebhookController, WebhookSecretController, WebhookOptionsController],
+  controllers: [WebhookController, WebhookSecretController, WebhookOptionsController, WebhookSenderAddressesController],
   providers: [
     WebhookRepository,
     WebhookSecretRepository,

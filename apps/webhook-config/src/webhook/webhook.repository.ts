@@ -51,7 +51,10 @@ export class WebhookRepository {
     return result.affected ? this.findOwned(merchantId, id) : null;
   }
 
-  /** Deletes the webhook with its secrets, deliveries and log (ON DELETE CASCADE); false when not found. */
+  /**
+   * Deletes the webhook with its secrets (ON DELETE CASCADE); false when not found. Its deliveries and log are the
+   * dispatcher's, which deletes them when the change message tells it the webhook is gone.
+   */
   async delete(merchantId: string, id: string): Promise<boolean> {
     const result = await this.webhooks.delete({ merchantId, id });
     return (result.affected ?? 0) > 0;

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { LATEST_WEBHOOK_VERSION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
-import { ProblemException } from '#platform';
 import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dtos/update-webhook.dto.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
+import { webhookNotFound, WebhookException, WebhookExceptionCode } from './webhook.exception.js';
 import { WebhookLookup } from './webhook.lookup.js';
 import { WebhookRepository, type WebhookSettings } from './webhook.repository.js';
 import { WebhookSecretService } from './webhook-secret.service.js';
@@ -41,9 +41,9 @@ export class WebhookService {
   async create(merchantId: string, input: CreateWebhookDto): Promise<WebhookView & { secret: string }> {
     await this.validator.check(merchantId, input, { events: input.events, integrationId: input.integrationId ?? null });
     if ((await this.webhooks.countForMerchant(merchantId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
-      throw new ProblemException(
-        409,
+      throw new WebhookException(
         `You already have ${MAX_WEBHOOKS_PER_MERCHANT} webhooks, the most allowed. Delete one first.`,
+        WebhookExceptionCode.LIMIT_REACHED,
       );
     }
     const id = randomUUID();
@@ -77,14 +77,13 @@ export class WebhookService {
     if (input.events !== undefined) changes.events = canonicalEvents(input.events);
     if (input.integrationId !== undefined) changes.integrationId = input.integrationId;
     const webhook = await this.webhooks.update(merchantId, id, changes);
-    if (!webhook) throw new ProblemException(404, 'There is no webhook with this id.');
+    if (!webhook) throw webhookNotFound();
     await this.changes.changed(merchantId, id);
     return toWebhookView(webhook);
   }
 
   async remove(merchantId: string, id: string): Promise<void> {
-    if (!(await this.webhooks.delete(merchantId, id)))
-      throw new ProblemException(404, 'There is no webhook with this id.');
+    if (!(await this.webhooks.delete(merchantId, id))) throw webhookNotFound();
     await this.changes.changed(merchantId, id);
   }
 }

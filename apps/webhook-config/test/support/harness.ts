@@ -1,11 +1,15 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import { appTestEnv, listen } from '#testing';
+import { dataSourceOptions } from '#persistence';
+import { appTestEnv, listen, testEnv } from '#testing';
 import { DataSource } from 'typeorm';
 import { DEV_PLATFORM_TOKEN, loadWebhookConfigConfig } from '../../src/config/webhook-config.config.js';
 import { createWebhookConfigApp } from '../../src/webhook-config.app.js';
 
-/** A running webhook-config on a free port, with a handle on its database. */
+/**
+ * A running webhook-config on a free port, with a handle on its database: the test's own connection as the database's
+ * owner, which seeds and checks what the app's role may not write (merchants, deliveries and their log).
+ */
 export interface RunningApp {
   app: NestFastifyApplication;
   baseUrl: string;
@@ -16,7 +20,16 @@ export interface RunningApp {
 export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
   const app = await createWebhookConfigApp(loadWebhookConfigConfig(appTestEnv(env)));
   const baseUrl = await listen(app);
-  return { app, baseUrl, db: app.get(DataSource), close: () => app.close() };
+  const db = await new DataSource(dataSourceOptions({ url: testEnv().databaseUrl, poolSize: 2 })).initialize();
+  return {
+    app,
+    baseUrl,
+    db,
+    close: async () => {
+      await app.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** Parsed JSON of an answer: tests look into it freely. */

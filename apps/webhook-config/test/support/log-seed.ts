@@ -17,22 +17,7 @@ export async function seedDelivery(
     manual?: boolean;
   }>,
 ): Promise<{ deliveryId: string; eventId: string; logIds: string[] }> {
-  const deliveryId = randomUUID();
-  const eventId = randomUUID();
-  const uuid = randomUUID();
-  await db.query(
-    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body)
-     VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7)`,
-    [
-      deliveryId,
-      webhook.id,
-      webhook.merchantId,
-      eventId,
-      JSON.stringify({ psp: 'Payrexx Direct', type: 'e-commerce', uuid }),
-      webhook.url,
-      Buffer.from('{"transaction":{}}'),
-    ],
-  );
+  const { deliveryId, eventId, uuid } = await seedDeliveryRow(db, webhook);
   const logIds: string[] = [];
   for (const [index, attempt] of attempts.entries()) {
     const id = randomUUID();
@@ -65,4 +50,28 @@ export async function seedDelivery(
     );
   }
   return { deliveryId, eventId, logIds };
+}
+
+/** Writes a delivery of a transaction event the way the dispatcher does, without attempts. */
+export async function seedDeliveryRow(
+  db: DataSource,
+  webhook: { id: string; merchantId: string; url: string },
+): Promise<{ deliveryId: string; eventId: string; uuid: string }> {
+  const deliveryId = randomUUID();
+  const eventId = randomUUID();
+  const uuid = randomUUID();
+  await db.query(
+    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body)
+     VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7)`,
+    [
+      deliveryId,
+      webhook.id,
+      webhook.merchantId,
+      eventId,
+      JSON.stringify({ psp: 'Payrexx Direct', type: 'e-commerce', uuid }),
+      webhook.url,
+      Buffer.from('{"transaction":{}}'),
+    ],
+  );
+  return { deliveryId, eventId, uuid };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 import { api, ApiError, session } from './api.js';
 import { $, h, render, toast } from './dom.js';
 import { signInView } from './views/sign-in.js';
@@ -11,14 +12,19 @@ import { webhookListView } from './views/webhook-list.js';
  */
 const main = $('#main');
 let signedIn = false;
-/** The secret of a webhook just created, shown once on its page without another request. */
+/**
+ * The secret of a webhook just created, shown once on its page without another request.
+ * @type {{ id: string, secret?: string } | null}
+ */
 let createdSecret = null;
 
+/** @param {string | null} email the signed-in user, or null when signed out */
 function showAccount(email) {
   $('#account-email').textContent = email ?? '';
   $('#account').hidden = !email;
 }
 
+/** @param {string} [notice] why the sign-in form is shown */
 function showSignIn(notice) {
   signedIn = false;
   session.clear();

@@ -1,20 +1,47 @@
+// @ts-check
 /**
  * Tiny DOM helpers. Text is always set as text (never HTML), so nothing a server or user typed can run as code.
  */
 
-/** h('button', { class: 'button', onclick: fn }, 'Save') */
+/**
+ * Attributes of {@link h}: `on<event>` adds a listener, `dataset` fills data-*, `true` sets an empty attribute,
+ * `undefined`, `null` and `false` leave it out, anything else is set as text.
+ * @typedef {{ [name: `on${string}`]: (event: Event) => unknown } & { dataset?: Record<string, string> } &
+ *   Record<string, unknown>} Attributes
+ */
+
+/** @typedef {Node | string | number | false | null | undefined} Leaf */
+/**
+ * What {@link h} and {@link render} take as children: nodes, text (numbers too), or lists of them; `undefined`,
+ * `null` and `false` are skipped.
+ * @typedef {Leaf | readonly Leaf[]} Child
+ */
+
+/**
+ * h('button', { class: 'button', onclick: fn }, 'Save')
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Attributes} [attributes]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value);
-    else if (name === 'dataset') Object.assign(element.dataset, value);
+    if (name.startsWith('on') && typeof value === 'function') {
+      element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
+    } else if (name === 'dataset') Object.assign(element.dataset, value);
     else element.setAttribute(name, value === true ? '' : String(value));
   }
   append(element, children);
   return element;
 }
 
+/**
+ * @param {Element} parent
+ * @param {Child[]} children
+ */
 function append(parent, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
@@ -22,17 +49,38 @@ function append(parent, children) {
   }
 }
 
-/** Replaces everything inside `element`. */
+/**
+ * Replaces everything inside `element`.
+ * @template {Element} E
+ * @param {E} element
+ * @param {...Child} children
+ * @returns {E}
+ */
 export function render(element, ...children) {
   element.replaceChildren();
   append(element, children);
   return element;
 }
 
-export const $ = (selector, root = document) => root.querySelector(selector);
+/**
+ * The element `selector` names, which the page must have (index.html): a missing one is a bug, thrown at once.
+ * @template {HTMLElement} [E=HTMLElement]
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {E}
+ */
+export function $(selector, root = document) {
+  const element = root.querySelector(selector);
+  if (!element) throw new Error(`The page has no ${selector}`);
+  return /** @type {E} */ (element);
+}
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
 let toastTimer;
-/** A short, polite message (read out by screen readers). */
+/**
+ * A short, polite message (read out by screen readers).
+ * @param {string} message
+ */
 export function toast(message) {
   const element = $('#toast');
   element.textContent = message;
@@ -41,9 +89,13 @@ export function toast(message) {
   toastTimer = setTimeout(() => (element.hidden = true), 5000);
 }
 
-/** Asks for confirmation in an accessible modal dialog; resolves true when confirmed. */
+/**
+ * Asks for confirmation in an accessible modal dialog; resolves true when confirmed.
+ * @param {{ title: string, text: string, confirmLabel: string, danger?: boolean }} question
+ * @returns {Promise<boolean>}
+ */
 export function confirmAction({ title, text, confirmLabel, danger = false }) {
-  const dialog = $('#confirm-dialog');
+  const dialog = /** @type {HTMLDialogElement} */ ($('#confirm-dialog'));
   $('#confirm-title').textContent = title;
   $('#confirm-text').textContent = text;
   const ok = $('#confirm-ok');
@@ -57,7 +109,10 @@ export function confirmAction({ title, text, confirmLabel, danger = false }) {
   });
 }
 
-/** Moves focus to the page's main heading after a view change, for keyboard and screen-reader users. */
+/**
+ * Moves focus to the page's main heading after a view change, for keyboard and screen-reader users.
+ * @param {ParentNode} root
+ */
 export function focusHeading(root) {
   const heading = root.querySelector('h1');
   if (heading) {

@@ -1,29 +1,46 @@
+// @ts-check
 /** Wording and formatting shown to shop owners. */
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {Schemas['WebhookDoc']['events'][number]} EventType */
+/** @typedef {Schemas['WebhookDoc']['contentType']} ContentType */
+/** @typedef {{ label: string, hint: string }} Label */
+
+/** @type {Record<EventType, Label>} */
 export const EVENT_LABELS = {
   transaction: { label: 'Transactions', hint: 'New payments and every status change (confirmed, refunded, …).' },
   subscription: { label: 'Subscriptions', hint: 'Renewals, failed payments, cancellations and endings.' },
   payout: { label: 'Payouts', hint: 'Money paid out to your bank account. Payouts belong to no integration.' },
 };
 
+/** @type {Record<ContentType, Label>} */
 export const CONTENT_TYPE_LABELS = {
   json: { label: 'JSON', hint: 'application/json — for most shop systems and custom code.' },
   'php-post': { label: 'PHP form post', hint: 'application/x-www-form-urlencoded — for PHP shops that read $_POST.' },
 };
 
+/**
+ * @param {string} version
+ * @param {string} latest
+ */
 export function versionLabel(version, latest) {
   return version === latest ? `${version} (newest)` : version;
 }
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+/** @param {string | null | undefined} iso */
 export const formatDateTime = (iso) => (iso ? dateTime.format(new Date(iso)) : '');
 
+/** @param {number} ms */
 export function formatDuration(ms) {
   if (ms < 1000) return `${ms} ms`;
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }
 
-/** "up to 10 more times over about 5 days": what retry on error does, from the configured schedule. */
+/**
+ * "up to 10 more times over about 5 days": what retry on error does, from the configured schedule.
+ * @param {Schemas['RetryOptionsDoc'] | undefined} retry
+ */
 export function retrySchedule(retry) {
   // An older server (during a rolling update) sends no schedule.
   if (!retry) return 'on the platform’s retry schedule';
@@ -38,9 +55,17 @@ export function retrySchedule(retry) {
   return `up to ${plural(repeats, 'more time')} over about ${span}`;
 }
 
+/**
+ * @param {number} n
+ * @param {string} word
+ */
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The badge text and tone of a status. */
+/**
+ * The badge text and tone of a status.
+ * @param {number} status
+ * @returns {{ text: string, tone: 'ok' | 'warn' | 'bad' }}
+ */
 export function statusBadge(status) {
   if (status >= 200 && status < 300) return { text: String(status), tone: 'ok' };
   if (status === 0 || (status >= 300 && status < 400))
@@ -48,4 +73,5 @@ export function statusBadge(status) {
   return { text: String(status), tone: 'bad' };
 }
 
+/** @param {readonly EventType[]} events */
 export const eventList = (events) => events.map((event) => EVENT_LABELS[event]?.label ?? event).join(', ');

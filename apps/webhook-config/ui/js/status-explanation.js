@@ -1,5 +1,6 @@
+// @ts-check
 // What a delivery status means for a shop owner: what happened, why, and what to do about it. Shown beside each
-// log entry; the log API itself returns exactly the entry of CONTRACT §5.
+// log entry; the log API itself returns the entry as it was logged, without explanations.
 
 /** @typedef {{ title: string, cause: string, remedy: string }} StatusExplanation */
 
@@ -170,5 +171,23 @@ export function explainStatus(status) {
     title: `Unexpected answer (${status})`,
     cause: `Your server answered with status ${status}, which does not confirm receipt. Only 2xx answers count as delivered.`,
     remedy: 'Make your webhook handler answer 200 once it has received the webhook.',
+  };
+}
+
+/**
+ * What the 403 explanation says about where webhooks come from, for a firewall that admits known senders only.
+ * @param {string[]} addresses the published sender addresses and ranges (GET /webhook-sender-addresses)
+ * @returns {{ text: string, addresses: string[] }} the advice, and the addresses to list below it
+ */
+export function senderAddressAdvice(addresses) {
+  if (addresses.length > 0) {
+    return {
+      text: 'If your firewall or security plugin admits only known senders, allow-list these addresses — every webhook is sent from one of them:',
+      addresses,
+    };
+  }
+  return {
+    text: 'Webhooks are sent from the platform’s servers, whose addresses are not published here and may change. If your firewall must list its senders, ask our support for the current addresses — or, better, let POST requests to the webhook address through and accept only those whose signature checks out with your secret.',
+    addresses: [],
   };
 }

@@ -16,7 +16,13 @@ export class CreateWebhookDto {
   @applyRules(required('name'), ...WebhookRules.name)
   name!: string;
 
-  @ApiProperty({ example: 'https://shop.example/webhooks/payments', description: 'Stored exactly as given.' })
+  @ApiProperty({
+    example: 'https://shop.example/webhooks/payments',
+    maxLength: 2048,
+    description:
+      'An http:// or https:// URL of a public address, stored exactly as given. No user name or password, not even ' +
+      'an empty one (`https://@shop.example/`); port 80, 443 or 1024–65535 (none: the scheme’s).',
+  })
   @applyRules(required('url'), ...WebhookRules.url)
   url!: string;
 
@@ -36,7 +42,12 @@ export class CreateWebhookDto {
   @applyRules(required('events'), ...WebhookRules.events)
   events!: WebhookEventType[];
 
-  @ApiPropertyOptional({ nullable: true, description: 'null = events of every integration' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'null = events of every integration',
+  })
   @applyRules(...WebhookRules.integrationId)
   integrationId?: string | null;
 }

@@ -35,7 +35,12 @@ export class UpdateWebhookDto {
   @applyRules(optional, ...WebhookRules.events)
   events?: WebhookEventType[];
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'null = events of every integration',
+  })
   @applyRules(...WebhookRules.integrationId)
   integrationId?: string | null;
 }

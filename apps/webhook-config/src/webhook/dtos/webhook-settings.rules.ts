@@ -15,9 +15,10 @@ import { NoNul, TextLength } from '#platform';
 import { IsWebhookUrl } from './is-webhook-url.decorator.js';
 
 /**
- * The validation rules of every webhook setting (CONTRACT §5), shared by create and update. Each message
- * starts with the field name (the validation pipe moves it into `errors[].field`). The checks that need I/O
- * (where the URL points, whose integration it is) follow in WebhookSettingsValidator once these pass.
+ * The validation rules of every webhook setting, shared by create and update (each rule in words:
+ * docs/webhook-config.md, Settings and their validation). Each message starts with the field name (the validation
+ * pipe moves it into `errors[].field`). The checks that need I/O (where the URL points, whose integration it is)
+ * follow in WebhookSettingsValidator once these pass.
  */
 const list = (values: readonly string[]) => values.join(', ');
 const trimmed = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));

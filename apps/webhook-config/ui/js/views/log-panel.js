@@ -1,20 +1,54 @@
+// @ts-check
 import { api } from '../api.js';
 import { h, render, toast } from '../dom.js';
 import { formatDateTime, formatDuration, statusBadge } from '../format.js';
-import { explainStatus } from '../status-explanation.js';
+import { explainStatus, senderAddressAdvice } from '../status-explanation.js';
 
-/** The delivery log: one row per attempt, newest first, each status explained; resend per row. */
+/** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {Schemas['WebhookLogDoc']} LogEntry */
+/** @typedef {NonNullable<import('../api.js').LogQuery['outcome']>} Outcome */
+
+/**
+ * The published sender addresses, fetched once per page load for the 403 explanation (null: not available).
+ * @type {Promise<string[] | null> | undefined}
+ */
+let senderAddresses;
+function loadSenderAddresses() {
+  senderAddresses ??= api.senderAddresses().then(
+    (answer) => answer.addresses,
+    () => {
+      senderAddresses = undefined; // asked again at the next reload
+      return null;
+    },
+  );
+  return senderAddresses;
+}
+
+/**
+ * The delivery log: one row per attempt, newest first, each status explained; resend per row.
+ * @param {Schemas['WebhookDoc']} webhook
+ */
 export function logPanel(webhook) {
-  let outcome = '';
+  /** @type {Outcome | undefined} the "Show" filter; undefined: all attempts */
+  let outcome;
+  /** @type {LogEntry[]} */
   let entries = [];
+  /** @type {string | null} */
   let nextCursor = null;
   let watching = 0;
   let loading = 0;
+  /** @type {string[] | null} */
+  let senders = null;
 
   const body = h('div', { 'aria-live': 'polite' });
+  /** @type {HTMLSelectElement} */
   const outcomeSelect = h(
     'select',
-    { id: 'log-outcome', onchange: () => ((outcome = outcomeSelect.value), reload()) },
+    {
+      id: 'log-outcome',
+      // The options below are '' (all) and the server's outcomes.
+      onchange: () => ((outcome = /** @type {Outcome} */ (outcomeSelect.value) || undefined), reload()),
+    },
     h('option', { value: '' }, 'All attempts'),
     h('option', { value: 'success' }, 'Delivered'),
     h('option', { value: 'failure' }, 'Failed'),
@@ -27,18 +61,20 @@ export function logPanel(webhook) {
 
   async function reload() {
     const load = ++loading;
-    const page = await api.logs(webhook.id, { outcome });
+    const [page, addresses] = await Promise.all([api.logs(webhook.id, { outcome }), loadSenderAddresses()]);
     if (load !== loading) return entries[0]?.id ?? null; // a later reload (e.g. another filter) wins
     entries = page.data;
+    senders = addresses;
     nextCursor = page.nextCursor;
     draw();
     return entries[0]?.id ?? null;
   }
 
+  /** @param {HTMLButtonElement} button */
   async function loadMore(button) {
     button.disabled = true;
     const load = loading;
-    const page = await api.logs(webhook.id, { outcome, cursor: nextCursor });
+    const page = await api.logs(webhook.id, { outcome, cursor: nextCursor ?? undefined });
     if (load !== loading) return; // the log was reloaded meanwhile (another filter): this page belongs to the old one
     entries = [...entries, ...page.data];
     nextCursor = page.nextCursor;
@@ -49,11 +85,14 @@ export function logPanel(webhook) {
    * Sends a test or a resend (`send`) so that the merchant sees its result: a "Show" filter could hide it, so
    * the log first goes back to all attempts (visibly: the select changes and the message says so), then it is
    * watched until the new attempt arrives.
+   * @param {() => Promise<unknown>} send
+   * @param {string} sentMessage
+   * @param {(attempt: LogEntry) => boolean} [isResult]
    */
   async function sendAndWatch(send, sentMessage, isResult = () => true) {
-    const filtered = outcome !== '';
+    const filtered = outcome !== undefined;
     if (filtered) {
-      outcome = '';
+      outcome = undefined;
       outcomeSelect.value = '';
       await reload();
     }
@@ -71,6 +110,8 @@ export function logPanel(webhook) {
    * Looks for the new attempt for a while (the dispatcher writes it within seconds). It asks for the newest
    * attempts of any outcome, so a filter chosen meanwhile cannot hide it, and takes the first that `isResult` (a
    * resend: an attempt of the same event, not another delivery's repeat); then it redraws the log.
+   * @param {string | null} previousTopId
+   * @param {(attempt: LogEntry) => boolean} isResult
    */
   async function watchForNew(previousTopId, isResult) {
     const run = ++watching;
@@ -79,7 +120,7 @@ export function logPanel(webhook) {
       if (run !== watching) return;
       const recent = await api.logs(webhook.id, { limit: 10 }).then(
         (page) => page.data,
-        () => [],
+        () => /** @type {LogEntry[]} */ ([]),
       );
       const seen = recent.findIndex((entry) => entry.id === previousTopId);
       const newest = (seen === -1 ? recent : recent.slice(0, seen)).find(isResult);
@@ -95,6 +136,10 @@ export function logPanel(webhook) {
     }
   }
 
+  /**
+   * @param {LogEntry} entry
+   * @param {HTMLButtonElement} button
+   */
   async function resend(entry, button) {
     button.disabled = true;
     try {
@@ -104,7 +149,7 @@ export function logPanel(webhook) {
         (attempt) => attempt.eventId === entry.eventId,
       );
     } catch (error) {
-      toast(error.message);
+      toast(/** @type {Error} */ (error).message);
     } finally {
       button.disabled = false;
     }
@@ -112,9 +157,8 @@ export function logPanel(webhook) {
 
   function draw() {
     // A redraw replaces the rows: keep keyboard focus on the same entry's Resend button.
-    const focusedLogId = body.contains(document.activeElement)
-      ? document.activeElement.closest('tr')?.dataset.logId
-      : undefined;
+    const focused = document.activeElement;
+    const focusedLogId = focused && body.contains(focused) ? focused.closest('tr')?.dataset.logId : undefined;
     drawEntries();
     if (focusedLogId) {
       const row = [...body.querySelectorAll('tr')].find((tr) => tr.dataset.logId === focusedLogId);
@@ -137,6 +181,7 @@ export function logPanel(webhook) {
     const rows = entries.map((entry) => {
       const badge = statusBadge(entry.status);
       const explanation = explainStatus(entry.status);
+      /** @type {HTMLButtonElement} */
       const resendButton = h(
         'button',
         {
@@ -191,6 +236,7 @@ export function logPanel(webhook) {
             badge.tone === 'ok'
               ? null
               : h('p', { class: 'remedy' }, h('strong', {}, 'What to do: '), explanation.remedy),
+            entry.status === 403 ? senderNote(senders) : null,
             // Said as scheduled, not "next": on an older entry that time has passed and the repeat is above it.
             entry.nextAttemptAt
               ? h('p', { class: 'next-attempt' }, `Repeat scheduled for ${formatDateTime(entry.nextAttemptAt)}.`)
@@ -246,7 +292,11 @@ export function logPanel(webhook) {
             { class: 'log-more' },
             h(
               'button',
-              { type: 'button', class: 'button button-secondary', onclick: (event) => loadMore(event.currentTarget) },
+              {
+                type: 'button',
+                class: 'button button-secondary',
+                onclick: (event) => loadMore(/** @type {HTMLButtonElement} */ (event.currentTarget)),
+              },
               'Show older attempts',
             ),
           )
@@ -271,4 +321,25 @@ export function logPanel(webhook) {
     body,
   );
   return { element: section, reload, sendAndWatch };
+}
+
+/**
+ * Under a 403: the addresses to allow-list, or what to do when none are published.
+ * @param {string[] | null} addresses
+ */
+function senderNote(addresses) {
+  if (addresses === null) return null;
+  const advice = senderAddressAdvice(addresses);
+  return h(
+    'div',
+    { class: 'sender-addresses' },
+    h('p', {}, advice.text),
+    advice.addresses.length > 0
+      ? h(
+          'ul',
+          { class: 'mono small' },
+          advice.addresses.map((address) => h('li', {}, address)),
+        )
+      : null,
+  );
 }

@@ -1,13 +1,21 @@
+// @ts-check
 import { api } from '../api.js';
 import { confirmAction, h, render, toast } from '../dom.js';
 import { formatDateTime } from '../format.js';
 
+/** @typedef {import('../api.js').Schemas} Schemas */
+
 const MASK = 'whsec_' + '•'.repeat(24);
 
-/** The signing secret: hidden by default, reveal, copy and rotate. `initialSecret` is shown right after creation. */
+/**
+ * The signing secret: hidden by default, reveal, copy and rotate. `initialSecret` is shown right after creation.
+ * @param {Schemas['WebhookDoc']} webhook
+ * @param {{ initialSecret?: string, graceHours: number }} options
+ */
 export function secretPanel(webhook, { initialSecret, graceHours }) {
   let secret = initialSecret ?? null;
   let visible = Boolean(initialSecret);
+  /** @type {string | null} */
   let previousExpiresAt = null;
 
   const value = h('div', {
@@ -40,10 +48,12 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
     note.hidden = !previousExpiresAt;
   }
 
+  /** Fetches the secret (and until when the previous one signs); resolves the secret. */
   async function load() {
     const answer = await api.revealSecret(webhook.id);
     secret = answer.secret;
     previousExpiresAt = answer.previousSecretExpiresAt;
+    return answer.secret;
   }
 
   async function toggle() {
@@ -53,9 +63,9 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
   }
 
   async function copy() {
-    if (!secret) await load();
+    const text = secret ?? (await load());
     try {
-      await navigator.clipboard.writeText(secret);
+      await navigator.clipboard.writeText(text);
       toast('Secret copied to the clipboard.');
     } catch {
       // No clipboard access (e.g. an insecure origin): show it selected, ready for Ctrl+C.
@@ -64,8 +74,8 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
       const range = document.createRange();
       range.selectNodeContents(value);
       const selection = document.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
+      selection?.removeAllRanges();
+      selection?.addRange(range);
       toast('Press Ctrl+C (or ⌘+C) to copy the selected secret.');
     }
   }
@@ -90,7 +100,7 @@ export function secretPanel(webhook, { initialSecret, graceHours }) {
       // The rotation answers with the new secret only; the reveal also tells until when the old one signs.
       await load().then(update, () => undefined);
     } catch (error) {
-      toast(error.message);
+      toast(/** @type {Error} */ (error).message);
     } finally {
       rotateButton.disabled = false;
     }

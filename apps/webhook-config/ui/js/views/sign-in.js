@@ -1,7 +1,14 @@
+// @ts-check
 import { api, ApiError, session } from '../api.js';
 import { focusHeading, h, render } from '../dom.js';
 
-/** The sign-in form. `notice` explains why it is shown (e.g. the session ended). */
+/** @typedef {import('../api.js').Schemas} Schemas */
+
+/**
+ * The sign-in form. `notice` explains why it is shown (e.g. the session ended).
+ * @param {HTMLElement} main
+ * @param {{ onSignedIn: (session: Schemas['SessionDoc']) => void, notice?: string }} options
+ */
 export function signInView(main, { onSignedIn, notice }) {
   const error = h('div', { class: 'alert alert-error', role: 'alert', hidden: true });
   const email = h('input', {
@@ -57,6 +64,7 @@ export function signInView(main, { onSignedIn, notice }) {
     h('div', { class: 'form-actions' }, submit),
   );
 
+  /** @param {string} message */
   function showError(message) {
     error.textContent = message;
     error.hidden = false;

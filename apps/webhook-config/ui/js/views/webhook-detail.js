@@ -1,10 +1,16 @@
+// @ts-check
 import { api } from '../api.js';
 import { confirmAction, focusHeading, h, render, toast } from '../dom.js';
 import { CONTENT_TYPE_LABELS, eventList, formatDateTime, retrySchedule, versionLabel } from '../format.js';
 import { logPanel } from './log-panel.js';
 import { secretPanel } from './secret-panel.js';
 
-/** One webhook: its settings, its secret, its log, and the buttons to test, edit and delete it. */
+/**
+ * One webhook: its settings, its secret, its log, and the buttons to test, edit and delete it.
+ * @param {HTMLElement} main
+ * @param {{ id: string, createdSecret?: string, onDeleted: () => void }} options `createdSecret`: the secret of a
+ *   webhook just created, shown at once
+ */
 export async function webhookDetailView(main, { id, createdSecret, onDeleted }) {
   const [webhook, { data: integrations }, options] = await Promise.all([
     api.webhook(id),
@@ -20,7 +26,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
     try {
       await log.sendAndWatch(() => api.sendTest(webhook.id), 'Test webhook sent.');
     } catch (error) {
-      toast(error.message);
+      toast(/** @type {Error} */ (error).message);
     } finally {
       testButton.disabled = false;
     }

@@ -1,8 +1,17 @@
+// @ts-check
 import { api, ApiError } from '../api.js';
 import { focusHeading, h, render, toast } from '../dom.js';
 import { CONTENT_TYPE_LABELS, EVENT_LABELS, retrySchedule, versionLabel } from '../format.js';
 
-/** How each API field is called on the page, and which control shows its error. */
+/** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {import('../api.js').WebhookSettings} WebhookSettings */
+/** @typedef {keyof WebhookSettings} Field */
+/** @typedef {Schemas['WebhookDoc'] & { secret?: string }} SavedWebhook the webhook as saved; with its secret when created */
+
+/**
+ * How each API field is called on the page, and which control shows its error.
+ * @type {Record<Field, { label: string, control: string }>}
+ */
 const FIELDS = {
   name: { label: 'Name', control: 'wh-name' },
   url: { label: 'URL', control: 'wh-url' },
@@ -13,13 +22,25 @@ const FIELDS = {
   retryOnError: { label: 'Retry setting', control: 'wh-retry' },
 };
 
-/** The create form (no `id`) or the edit form of one webhook. Every setting of the contract is here. */
+/**
+ * Whether the server's `errors[].field` is a setting of this form.
+ * @param {string} field
+ * @returns {field is Field}
+ */
+const isField = (field) => Object.hasOwn(FIELDS, field);
+
+/**
+ * The create form (no `id`) or the edit form of one webhook, with every setting of a webhook.
+ * @param {HTMLElement} main
+ * @param {{ id?: string, onSaved: (saved: SavedWebhook) => void }} options
+ */
 export async function webhookFormView(main, { id, onSaved }) {
   const [options, { data: integrations }, existing] = await Promise.all([
     api.options(),
     api.integrations(),
     id ? api.webhook(id) : null,
   ]);
+  /** @type {Required<WebhookSettings>} */
   const values = existing ?? {
     name: '',
     url: '',
@@ -30,7 +51,9 @@ export async function webhookFormView(main, { id, onSaved }) {
     retryOnError: true,
   };
 
+  /** @type {Partial<Record<Field, HTMLParagraphElement>>} */
   const errorSlots = {};
+  /** @param {Field} field */
   const errorFor = (field) =>
     (errorSlots[field] = h('p', { class: 'field-error', id: `wh-${field}-error`, hidden: true }));
   const summary = h('div', { class: 'alert alert-error', role: 'alert', tabindex: '-1', hidden: true });
@@ -129,7 +152,8 @@ export async function webhookFormView(main, { id, onSaved }) {
       h(
         'p',
         { class: 'hint', id: 'wh-url-hint' },
-        'The address your shop system gives you for payment webhooks. Must start with https:// (or http://).',
+        'The address your shop system gives you for payment webhooks. Must start with https:// (or http://), ' +
+          'without a user name or password; its port, if any, 80, 443 or 1024–65535.',
       ),
       url,
       errorFor('url'),
@@ -208,16 +232,23 @@ export async function webhookFormView(main, { id, onSaved }) {
     ),
   );
 
+  /** @param {Event} event */
   async function save(event) {
     event.preventDefault();
     clearErrors();
+    // The boxes, radios and options were made from the server's choices: their values are among them.
+    /** @type {Required<WebhookSettings>} */
     const settings = {
       name: name.value,
       url: url.value,
-      events: eventBoxes.filter((box) => box.checked).map((box) => box.value),
+      events: /** @type {WebhookSettings['events']} */ (
+        eventBoxes.filter((box) => box.checked).map((box) => box.value)
+      ),
       integrationId: integration.value || null,
-      contentType: contentTypeRadios.find((radio) => radio.checked)?.value ?? 'json',
-      version: version.value,
+      contentType: /** @type {Required<WebhookSettings>['contentType']} */ (
+        contentTypeRadios.find((radio) => radio.checked)?.value ?? 'json'
+      ),
+      version: /** @type {Required<WebhookSettings>['version']} */ (version.value),
       retryOnError: retry.checked,
     };
     submit.disabled = true;
@@ -235,33 +266,38 @@ export async function webhookFormView(main, { id, onSaved }) {
 
   function clearErrors() {
     summary.hidden = true;
-    for (const [field, slot] of Object.entries(errorSlots)) {
+    for (const field of /** @type {Field[]} */ (Object.keys(errorSlots))) {
+      const slot = /** @type {HTMLParagraphElement} */ (errorSlots[field]);
       slot.hidden = true;
       slot.textContent = '';
       document.getElementById(FIELDS[field].control)?.removeAttribute('aria-invalid');
     }
-    document.getElementById('wh-events').removeAttribute('aria-invalid');
+    document.getElementById('wh-events')?.removeAttribute('aria-invalid');
   }
 
+  /** @param {Schemas['FieldErrorDoc'][]} errors */
   function showErrors(errors) {
     const shown = new Set();
+    /** @type {{ field: string, text: string }[]} */
     const lines = [];
     for (const { field, message } of errors) {
       if (shown.has(field)) continue;
       shown.add(field);
-      const text = FIELDS[field] ? `${FIELDS[field].label} ${message}.`.replace(/\.\.$/, '.') : message;
+      const text = isField(field) ? `${FIELDS[field].label} ${message}.`.replace(/\.\.$/, '.') : message;
       lines.push({ field, text });
-      if (!errorSlots[field]) continue;
-      errorSlots[field].textContent = text;
-      errorSlots[field].hidden = false;
+      const slot = isField(field) ? errorSlots[field] : undefined;
+      if (!isField(field) || !slot) continue;
+      slot.textContent = text;
+      slot.hidden = false;
       document.getElementById(FIELDS[field].control)?.setAttribute('aria-invalid', 'true');
-      if (field === 'events') document.getElementById('wh-events').setAttribute('aria-invalid', 'true');
+      if (field === 'events') document.getElementById('wh-events')?.setAttribute('aria-invalid', 'true');
     }
     showSummary(lines);
-    const first = lines.find((line) => FIELDS[line.field]);
-    if (first) document.getElementById(FIELDS[first.field].control)?.focus();
+    const first = lines.map((line) => line.field).find(isField);
+    if (first) document.getElementById(FIELDS[first].control)?.focus();
   }
 
+  /** @param {(string | { field: string, text: string })[]} lines */
   function showSummary(lines) {
     render(
       summary,
@@ -269,25 +305,24 @@ export async function webhookFormView(main, { id, onSaved }) {
       h(
         'ul',
         {},
-        lines.map((line) =>
-          typeof line === 'string' || !FIELDS[line.field]
-            ? h('li', {}, typeof line === 'string' ? line : line.text)
+        lines.map((line) => {
+          const text = typeof line === 'string' ? line : line.text;
+          const control = typeof line !== 'string' && isField(line.field) ? FIELDS[line.field].control : null;
+          return control === null
+            ? h('li', {}, text)
             : h(
                 'li',
                 {},
                 h(
                   'a',
                   {
-                    href: `#${FIELDS[line.field].control}`,
-                    onclick: (event) => (
-                      event.preventDefault(),
-                      document.getElementById(FIELDS[line.field].control)?.focus()
-                    ),
+                    href: `#${control}`,
+                    onclick: (event) => (event.preventDefault(), document.getElementById(control)?.focus()),
                   },
-                  line.text,
+                  text,
                 ),
-              ),
-        ),
+              );
+        }),
       ),
     );
     summary.hidden = false;

@@ -1,8 +1,12 @@
+// @ts-check
 import { api } from '../api.js';
 import { focusHeading, h, render } from '../dom.js';
 import { CONTENT_TYPE_LABELS, eventList, versionLabel } from '../format.js';
 
-/** All webhooks of the merchant, or a friendly empty state. */
+/**
+ * All webhooks of the merchant, or a friendly empty state.
+ * @param {HTMLElement} main
+ */
 export async function webhookListView(main) {
   const [{ data: webhooks }, { data: integrations }, options] = await Promise.all([
     api.webhooks(),

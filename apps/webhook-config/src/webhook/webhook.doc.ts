@@ -1,0 +1,59 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
+import type { RotatedSecret, SecretView } from './webhook-secret.service.js';
+import type { WebhookView } from './webhook.view.js';
+
+/** OpenAPI: a webhook as the API shows it (never with its secret). */
+export class WebhookDoc implements WebhookView {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ example: 'Shop orders' }) name!: string;
+  @ApiProperty({ example: 'https://shop.example/webhooks/payments', description: 'Exactly as given.' }) url!: string;
+  @ApiProperty({ enum: WEBHOOK_CONTENT_TYPES }) contentType!: string;
+  @ApiProperty({ enum: WEBHOOK_VERSIONS, description: 'The payload version.' }) version!: string;
+  @ApiProperty() retryOnError!: boolean;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) events!: string[];
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'null: events of every integration.' })
+  integrationId!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class CreatedWebhookDoc extends WebhookDoc {
+  @ApiProperty({ description: 'The signing secret (`whsec_` + base64 of 32 bytes); also shown by the reveal.' })
+  secret!: string;
+}
+
+export class WebhookListDoc {
+  @ApiProperty({ type: [WebhookDoc], description: 'Newest first.' }) data!: WebhookDoc[];
+}
+
+export class RotatedSecretDoc implements RotatedSecret {
+  @ApiProperty({ description: 'The new signing secret.' }) secret!: string;
+}
+
+export class SecretDoc implements SecretView {
+  @ApiProperty({ description: 'The current signing secret.' }) secret!: string;
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'While the secret replaced by a rotation still signs: when it stops. null otherwise.',
+  })
+  previousSecretExpiresAt!: string | null;
+}
+
+export class RetryOptionsDoc {
+  @ApiProperty({ type: 'integer', description: 'With retryOnError: at most this many repeats of a failed attempt.' })
+  repeats!: number;
+  @ApiProperty({ type: 'integer', description: 'The last repeat this long after the first attempt (ms).' })
+  withinMs!: number;
+}
+
+export class WebhookOptionsDoc {
+  @ApiProperty({ enum: WEBHOOK_VERSIONS, isArray: true }) versions!: string[];
+  @ApiProperty({ enum: WEBHOOK_VERSIONS }) latestVersion!: string;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) eventTypes!: string[];
+  @ApiProperty({ enum: WEBHOOK_CONTENT_TYPES, isArray: true }) contentTypes!: string[];
+  @ApiProperty({ description: 'How long a rotated-out secret keeps signing.' }) rotationGraceHours!: number;
+  @ApiProperty({ type: RetryOptionsDoc }) retry!: RetryOptionsDoc;
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { lintOpenApi } from '#testing';
+import {
+  call,
+  newMerchantSession,
+  platformHeaders,
+  PUBLIC_URL,
+  seedMerchant,
+  startApp,
+  type Answer,
+  type RunningApp,
+} from './support/harness.js';
+
+interface Operation {
+  security?: Record<string, string[]>[];
+  responses: Record<string, { content?: Record<string, { schema: object }> }>;
+}
+interface OpenApi {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, object>; securitySchemes: Record<string, object> };
+}
+
+describe('OpenAPI (e2e over HTTP)', () => {
+  let running: RunningApp;
+  let doc: OpenApi;
+
+  beforeAll(async () => {
+    running = await startApp();
+    doc = (await call<OpenApi>(running.baseUrl, 'GET', '/api/docs-json')).body;
+  });
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('serves OpenAPI 3.1 at /api/docs-json, clean under `redocly lint` (recommended rules)', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    // The findings themselves are the failure message: rule, place and text of each.
+    expect(await lintOpenApi(doc)).toEqual([]);
+  });
+
+  it('asks each route for what its guard checks: cookie, cookie + CSRF header, platform token, or nothing', () => {
+    expect(doc.components.securitySchemes).toMatchObject({
+      session: { type: 'apiKey', in: 'cookie', name: 'wc_session' },
+      csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token' },
+      platform: { type: 'http', scheme: 'bearer' },
+    });
+    const security: Record<string, unknown> = {};
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) security[`${method} ${path}`] = operation.security;
+    }
+    expect(security).toMatchObject({
+      'post /api/session': [],
+      'get /api/session': [{ session: [] }],
+      'delete /api/session': [{ session: [], csrf: [] }],
+      'get /api/webhooks': [{ session: [] }],
+      'post /api/webhooks': [{ session: [], csrf: [] }],
+      'patch /api/webhooks/{id}': [{ session: [], csrf: [] }],
+      'post /api/webhooks/{id}/secret/rotate': [{ session: [], csrf: [] }],
+      'post /internal/merchants/{merchantId}/users': [{ platform: [] }],
+    });
+    for (const [route, requirements] of Object.entries(security)) {
+      if (!route.includes(' /api/') || route === 'post /api/session') continue;
+      const csrf = !route.startsWith('get ');
+      expect([route, requirements]).toEqual([route, [csrf ? { session: [], csrf: [] } : { session: [] }]]);
+    }
+  });
+
+  it('documents the responses the API really gives', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    const checked: string[] = [];
+    const check = (method: string, path: string, answer: Answer) => {
+      const media = doc.paths[path]?.[method]?.responses[String(answer.status)]?.content;
+      const schema = JSON.stringify(Object.values(media ?? {})[0]?.schema ?? {});
+      const validate = ajv.compile(JSON.parse(schema.replaceAll('"#/components/', '"doc#/components/')));
+      const route = `${method} ${path} ${answer.status}`;
+      expect([route, media ? 'documented' : 'no schema', validate(answer.body) || validate.errors]).toEqual([
+        route,
+        'documented',
+        true,
+      ]);
+      checked.push(route);
+    };
+
+    const { merchantId } = await seedMerchant(running.db);
+    check(
+      'post',
+      '/internal/merchants/{merchantId}/users',
+      await call(running.baseUrl, 'POST', `/internal/merchants/${merchantId}/users`, {
+        body: { email: 'no-password@shop.example' },
+        headers: platformHeaders,
+      }),
+    );
+    const client = await newMerchantSession(running);
+    check('get', '/api/session', await client.get('/api/session'));
+    check('get', '/api/integrations', await client.get('/api/integrations'));
+    check('get', '/api/webhook-options', await client.get('/api/webhook-options'));
+    check('post', '/api/webhooks', await client.post('/api/webhooks', { name: 'x', url: 'ftp://x', events: [] }));
+    const created = await client.post('/api/webhooks', { name: 'Shop', url: PUBLIC_URL, events: ['transaction'] });
+    check('post', '/api/webhooks', created);
+    const id: string = created.body.id;
+    check('get', '/api/webhooks', await client.get('/api/webhooks'));
+    check('get', '/api/webhooks/{id}', await client.get(`/api/webhooks/${id}`));
+    check('patch', '/api/webhooks/{id}', await client.patch(`/api/webhooks/${id}`, { retryOnError: false }));
+    check('post', '/api/webhooks/{id}/secret/rotate', await client.post(`/api/webhooks/${id}/secret/rotate`));
+    check('get', '/api/webhooks/{id}/secret', await client.get(`/api/webhooks/${id}/secret`));
+    check('post', '/api/webhooks/{id}/test', await client.post(`/api/webhooks/${id}/test`));
+    check('get', '/api/webhooks/{id}/logs', await client.get(`/api/webhooks/${id}/logs`));
+    check('get', '/api/webhooks/{id}', await client.get(`/api/webhooks/${id.replace(/.$/, '0')}`));
+    check(
+      'delete',
+      '/api/webhooks/{id}',
+      await client.request('DELETE', `/api/webhooks/${id}`, undefined, { csrf: false }),
+    );
+    check('get', '/api/webhooks', await call(running.baseUrl, 'GET', '/api/webhooks'));
+    check('get', '/webhook-sender-addresses', await call(running.baseUrl, 'GET', '/webhook-sender-addresses'));
+
+    expect(checked).toEqual([
+      'post /internal/merchants/{merchantId}/users 400',
+      'get /api/session 200',
+      'get /api/integrations 200',
+      'get /api/webhook-options 200',
+      'post /api/webhooks 400',
+      'post /api/webhooks 201',
+      'get /api/webhooks 200',
+      'get /api/webhooks/{id} 200',
+      'patch /api/webhooks/{id} 200',
+      'post /api/webhooks/{id}/secret/rotate 200',
+      'get /api/webhooks/{id}/secret 200',
+      'post /api/webhooks/{id}/test 202',
+      'get /api/webhooks/{id}/logs 200',
+      'get /api/webhooks/{id} 404',
+      'delete /api/webhooks/{id} 403',
+      'get /api/webhooks 401',
+      'get /webhook-sender-addresses 200',
+    ]);
+  });
+});

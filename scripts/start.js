@@ -1,6 +1,8 @@
 // `npm start`: checks that PostgreSQL and RabbitMQ answer (else says how to start them and stops), builds, creates
 // and migrates the database, starts the three apps as separate processes with labelled output, waits until each
-// is ready, seeds the demo merchant once and prints what to use.
+// is ready, seeds the demo merchant once and prints what to use. The migration creates the apps' database roles
+// (NOLOGIN) when missing; each app connects with DATABASE_URL (a superuser here) and takes its own role and schema
+// at connection start (docs/architecture.md).
 // Runs on the Node 24 that `npm run` puts first on PATH. Ctrl-C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';

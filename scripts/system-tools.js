@@ -12,6 +12,14 @@ export const SYSTEM_TOOLS = [
   { command: '/usr/bin/chromium', pkg: 'chromium', why: 'merchant backend UI tests' },
   { command: 'openssl', pkg: 'openssl', why: 'self-signed certificate for a TLS test' },
   { command: 'tinyproxy', pkg: 'tinyproxy', why: 'egress-proxy tests' },
+  // The package is the Prometheus server too: where systemd runs, installing it starts and enables a server on :9090,
+  // which the tests do not need (`service` is stopped and disabled after the install).
+  {
+    command: 'promtool',
+    pkg: 'prometheus',
+    why: 'promtool checks /metrics and the alert rules',
+    service: 'prometheus',
+  },
 ];
 
 function executable(path) {
@@ -66,6 +74,10 @@ export function provideSystemTools() {
   console.log(`Installing ${list} with apt-get…`);
   apt(['update']);
   apt(['install', '-y', '--no-install-recommends', ...packages]);
+  for (const { service } of missing.filter((tool) => tool.service)) {
+    // Without systemd (a container) nothing was started and this fails harmlessly.
+    spawnSync('systemctl', ['disable', '--now', service], { stdio: 'ignore' });
+  }
   const still = missingTools(missing);
   if (still.length > 0) {
     throw new Error(`apt-get installed ${packages.join(' ')} but ${still.map((t) => t.command).join(', ')} is missing`);

@@ -19,7 +19,9 @@ export class TransactionApiHarness {
   ) {}
 
   static async start(env: Record<string, string> = {}): Promise<TransactionApiHarness> {
-    const app = await createTransactionApiApp(loadTransactionApiConfig(appTestEnv({ OUTBOX_POLL_MS: '100', ...env })));
+    // The tests read with one key as fast as they can; rate-limit.e2e-spec sets its own limit.
+    const defaults = { OUTBOX_POLL_MS: '100', API_RATE_LIMIT: '1000000' };
+    const app = await createTransactionApiApp(loadTransactionApiConfig(appTestEnv({ ...defaults, ...env })));
     return new TransactionApiHarness(app, await listen(app));
   }
 

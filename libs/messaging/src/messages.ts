@@ -68,6 +68,13 @@ export const ATTEMPT_HEADER = 'x-attempt';
  */
 export const GUARD_HEADER = 'x-guard';
 
+/**
+ * W3C Trace Context of the trace a message belongs to (when tracing is on): on an event, the platform API request
+ * that wrote it; on a delivery message, its fan-out (kept on every repeat). A hint only: never validated, a bad one
+ * starts no trace.
+ */
+export const TRACEPARENT_HEADER = 'traceparent';
+
 /** Header a parked message carries: why it was parked. */
 export const PARKED_REASON_HEADER = 'x-parked-reason';
 
@@ -147,11 +154,14 @@ export async function publishDelivery(
   amqp: AmqpClient,
   message: Omit<DeliveryMessage, 'v'>,
   attempt: number,
+  traceparent: string | null = null,
 ): Promise<void> {
   const body: DeliveryMessage = { v: 1, ...message };
+  const headers: Record<string, unknown> = { [ATTEMPT_HEADER]: attempt };
+  if (traceparent !== null) headers[TRACEPARENT_HEADER] = traceparent;
   await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify(body)), {
     messageId: message.deliveryId,
-    headers: { [ATTEMPT_HEADER]: attempt },
+    headers,
   });
 }
 
@@ -220,4 +230,30 @@ export async function publishDispatcherCommand(
   await amqp.publish(EXCHANGES.commands, command.type, Buffer.from(JSON.stringify(body)), {
     messageId: randomUUIDv7(),
   });
+}
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+/**
+ * One transaction-api process's rate-limit counts since its previous message (sent every 100 ms while it counted
+ * anything), on `transaction-api.rate` (owner and consumers: every transaction-api process, each on an exclusive
+ * queue; a process skips its own). `counts`: per limited id — `key:<integrationId>` or `ip:<client address>`, never
+ * an API key — `[accepted, attempted]`.
+ */
+export const rateCounts = messageContract('rate-limit counts', {
+  type: 'object',
+  properties: {
+    v: VERSION_1,
+    process: { type: 'string', minLength: 1 },
+    counts: { type: 'object', additionalProperties: { type: 'array', items: count, minItems: 2, maxItems: 2 } },
+  },
+  required: ['v', 'process', 'counts'],
+  additionalProperties: false,
+});
+export type RateCountsMessage = MessageOf<typeof rateCounts>;
+
+/** Publishes transiently: the counts are out of date in 100 ms anyway. */
+export async function publishRateCounts(amqp: AmqpClient, message: Omit<RateCountsMessage, 'v'>): Promise<void> {
+  const body: RateCountsMessage = { v: 1, ...message };
+  await amqp.publish(EXCHANGES.rate, '', Buffer.from(JSON.stringify(body)), { persistent: false });
 }

@@ -14,6 +14,8 @@ import type { ConfirmChannel } from 'amqplib';
  *   payments.dead-letter (direct) ──▶ dispatcher.events.parked, dispatcher.deliveries.parked, dispatcher.config.parked,
  *     dispatcher.commands.parked
  *   webhooks.config (fanout) ──▶ one exclusive queue per dispatcher process (cache refresh)
+ *   transaction-api.rate (fanout, not durable) ──▶ one exclusive queue per transaction-api process: each one's
+ *     rate-limit counts, every 100 ms
  *   webhooks.commands (topic, routing key = command type) ──#──▶ dispatcher.commands (quorum): webhook-config asks
  *     the dispatcher for a test delivery or a resend; the dispatcher creates and numbers the attempt
  */
@@ -24,6 +26,8 @@ export const EXCHANGES = {
   events: 'payments.events',
   deliveries: 'webhooks.deliveries',
   config: 'webhooks.config',
+  /** transaction-api's rate-limit counts, from each process to every other (lost at a broker restart: no matter). */
+  rate: 'transaction-api.rate',
   /** webhook-config's requests to the dispatcher (test deliveries, resends). */
   commands: 'webhooks.commands',
   deadLetter: 'payments.dead-letter',
@@ -131,6 +135,7 @@ export async function declareTopology(channel: ConfirmChannel, options: Topology
   await channel.assertExchange(EXCHANGES.config, 'fanout', { durable: true });
   await channel.assertExchange(EXCHANGES.commands, 'topic', { durable: true });
   await channel.assertExchange(EXCHANGES.deadLetter, 'direct', { durable: true });
+  await channel.assertExchange(EXCHANGES.rate, 'fanout', { durable: false });
 
   await channel.assertQueue(QUEUES.parkedEvents, { durable: true, arguments: quorum });
   await channel.bindQueue(QUEUES.parkedEvents, EXCHANGES.deadLetter, ROUTING_KEYS.parkedEvents);

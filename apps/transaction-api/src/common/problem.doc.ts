@@ -9,6 +9,9 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state (see the endpoint).',
   413: 'The request body is larger than 64 KiB.',
   415: 'The request body is not `application/json`.',
+  429:
+    'Over the rate limit: `API_RATE_LIMIT` requests per second per API key (or wrong keys per client address). ' +
+    '`Retry-After` says when to try again.',
   503:
     'The service is shutting down, or the database is unavailable or did not answer within ' +
     '`DATABASE_STATEMENT_TIMEOUT` (10 s by default); ' +

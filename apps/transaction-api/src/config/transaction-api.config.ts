@@ -27,6 +27,10 @@ export class TransactionApiConfig {
      * rose as well, and 6 were too few for 32 clients.
      */
     readonly databasePoolSize: number,
+    /** Merchant read API requests per second per API key, summed over every process (and wrong keys per address). */
+    readonly apiRateLimit: number,
+    /** Reverse proxies whose X-Forwarded-For names the client (the address wrong keys are limited by). */
+    readonly trustProxy: false | string[],
   ) {}
 }
 
@@ -42,6 +46,8 @@ export function loadTransactionApiConfig(env: NodeJS.ProcessEnv): TransactionApi
       retentionMs: reader.duration('OUTBOX_RETENTION', { default: 7 * 24 * 3_600_000, min: 60_000 }),
     },
     reader.int('DATABASE_POOL_SIZE', { default: 10, min: 2, max: 200 }),
+    reader.int('API_RATE_LIMIT', { default: 100, min: 1 }),
+    reader.proxyTrust('TRUST_PROXY'),
   );
   reader.done();
   return config;

@@ -17,6 +17,13 @@ export class IntegrationKeyLookup {
 
   constructor(private readonly merchants: MerchantRepository) {}
 
+  /** The key's integration if it is in the cache (no query). */
+  cached(apiKey: string): MerchantPrincipal | undefined {
+    if (!looksLikeApiKey(apiKey)) return undefined;
+    const cached = this.cache.get(hashApiKey(apiKey).toString('base64'));
+    return cached && cached.expires > Date.now() ? cached.principal : undefined;
+  }
+
   async find(apiKey: string): Promise<MerchantPrincipal | undefined> {
     if (!looksLikeApiKey(apiKey)) return undefined;
     const hash = hashApiKey(apiKey);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
+import { RateLimiter } from '../auth/rate-limit.service.js';
 import { PlatformTokenGuard } from '#platform';
 import { IntegrationKeyLookup } from './integration-key.lookup.js';
 import { ReferenceChecker } from './reference.checker.js';
@@ -17,8 +18,9 @@ import './merchant.problems.js';
     IntegrationKeyLookup,
     ReferenceChecker,
     ApiKeyGuard,
+    RateLimiter,
     PlatformTokenGuard,
   ],
-  exports: [ReferenceChecker, IntegrationKeyLookup, ApiKeyGuard, PlatformTokenGuard],
+  exports: [ReferenceChecker, IntegrationKeyLookup, ApiKeyGuard, RateLimiter, PlatformTokenGuard],
 })
 export class MerchantModule {}

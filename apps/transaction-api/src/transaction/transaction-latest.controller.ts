@@ -16,7 +16,7 @@ import { TransactionReader } from './transaction.reader.js';
 @ApiTags('Merchant API: transactions')
 @ApiBearerAuth('apiKey')
 @ApiSecurity('apiKeyHeader')
-@ApiProblems([400, 401, 404, 503])
+@ApiProblems([400, 401, 404, 429, 503])
 @UseGuards(ApiKeyGuard)
 @Controller(`v${LATEST_API_VERSION}/transactions`)
 export class TransactionLatestController {

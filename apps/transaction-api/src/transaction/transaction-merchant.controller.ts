@@ -34,7 +34,7 @@ const VERSION_PARAM = {
 @ApiBearerAuth('apiKey')
 @ApiSecurity('apiKeyHeader')
 @ApiExtraModels(ProblemDoc, FieldErrorDoc, TransactionV1Doc, TransactionV117Doc)
-@ApiProblems([400, 401, 404, 503])
+@ApiProblems([400, 401, 404, 429, 503])
 @UseGuards(ApiKeyGuard)
 @Controller('v:version/transactions')
 export class TransactionMerchantController {

@@ -7,6 +7,8 @@ export function appTestEnv(extra: Record<string, string> = {}): NodeJS.ProcessEn
     LOG_LEVEL: 'warn',
     DATABASE_URL: process.env.TEST_RUN_DATABASE_URL,
     AMQP_URL: process.env.TEST_RUN_AMQP_URL,
+    // Closed at once after each test file; the shutdown e2e test drains a real process.
+    SHUTDOWN_DRAIN_MS: '0',
     ...extra,
   };
 }

@@ -27,8 +27,13 @@ too, quoting nothing that was sent. Problem types: urn:problem:validation (400),
 urn:problem:unauthorized (401), urn:problem:not-found (404), urn:problem:unknown-api-version (404),
 urn:problem:conflict (409), urn:problem:status-transition (409), urn:problem:subscription-event (409),
 urn:problem:payload-too-large (413), urn:problem:uri-too-long (414), urn:problem:unsupported-media-type (415),
-urn:problem:request-header-fields-too-large (431), urn:problem:unavailable (503, with Retry-After: the database is
-away, or the service is shutting down).
+urn:problem:rate-limited (429, with Retry-After), urn:problem:request-header-fields-too-large (431),
+urn:problem:unavailable (503, with Retry-After: the database is away, or the service is shutting down).
+
+**Rate limit.** The merchant API accepts \`API_RATE_LIMIT\` requests per second per API key (100 by default), over a
+sliding one-second window and summed over every instance of the service; more answer 429
+\`urn:problem:rate-limited\` with \`Retry-After\` (seconds). A client address sending as many wrong keys per second is
+answered 429 too (for at most a second) before its keys are looked up.
 
 **Events.** Every change is published to the \`payments.events\` exchange through a transactional outbox
 (routing key = event type): transaction.created, transaction.status_changed, subscription.created,
@@ -46,6 +51,9 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
     logLevel: config.base.logLevel,
     logFormat: config.base.logFormat,
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    otlpEndpoint: config.base.otlpEndpoint,
+    shutdownDrainMs: config.base.shutdownDrainMs,
     openApi: {
       title: 'transaction-api',
       description: DESCRIPTION,

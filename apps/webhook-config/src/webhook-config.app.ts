@@ -32,6 +32,8 @@ export async function createWebhookConfigApp(config: WebhookConfigConfig): Promi
     logLevel: config.base.logLevel,
     logFormat: config.base.logFormat,
     trustProxy: config.trustProxy,
+    otlpEndpoint: config.base.otlpEndpoint,
+    shutdownDrainMs: config.base.shutdownDrainMs,
     openApi: {
       path: 'api/docs',
       title: 'webhook-config',

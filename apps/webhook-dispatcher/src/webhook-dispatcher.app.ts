@@ -9,5 +9,6 @@ export function createWebhookDispatcherApp(config: WebhookDispatcherConfig): Pro
     name: 'webhook-dispatcher',
     logLevel: config.base.logLevel,
     logFormat: config.base.logFormat,
+    otlpEndpoint: config.base.otlpEndpoint,
   });
 }

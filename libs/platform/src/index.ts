@@ -20,3 +20,4 @@ export * from './auth/platform-token.guard.js';
 export * from './logging/app-logger.js';
 export * from './logging/log-context.js';
 export { REQUEST_ID_HEADER } from './http/request-log.js';
+export * from './tracing/tracing.js';

@@ -9,6 +9,7 @@ const row = (seq: number, subjectId: string): OutboxRow => ({
   type: 't',
   subjectId,
   payload: '{}',
+  traceparent: null,
 });
 
 describe('outbox waves', () => {

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import pg from 'pg';
-import { AmqpClient, EXCHANGES } from '#messaging';
+import { AmqpClient, EXCHANGES, TRACEPARENT_HEADER } from '#messaging';
 import { sessionConnection, TRANSACTION_API_DATABASE } from '#persistence';
 import { TransactionApiConfig } from '../config/transaction-api.config.js';
 import { OUTBOX_CHANNEL, OutboxRow, OutboxStore } from './outbox.store.js';
@@ -130,6 +130,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
           this.amqp.publish(EXCHANGES.events, row.type, Buffer.from(row.payload, 'utf8'), {
             messageId: row.id,
             type: row.type,
+            // The trace of the request that wrote the event goes on in the fan-out.
+            ...(row.traceparent === null ? {} : { headers: { [TRACEPARENT_HEADER]: row.traceparent } }),
           }),
         ),
       );

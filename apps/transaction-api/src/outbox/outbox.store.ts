@@ -9,9 +9,11 @@ export interface OutboxRow {
   subjectId: string;
   /** The JSON published, exactly as written. */
   payload: string;
+  /** The W3C trace context of the request that wrote it, published as the `traceparent` header; null: none. */
+  traceparent: string | null;
 }
 
-export const PENDING_SQL = `SELECT seq, id, type, subject_id AS "subjectId", payload::text AS payload
+export const PENDING_SQL = `SELECT seq, id, type, subject_id AS "subjectId", payload::text AS payload, traceparent
                               FROM outbox_event WHERE sent_at IS NULL ORDER BY seq LIMIT $1`;
 
 /**

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { PlatformEvent } from '#messaging';
+import { activeTraceparent } from '#platform';
 import type { Sql } from '../common/sql.js';
 import { OUTBOX_CHANNEL } from './outbox.store.js';
 import { OutboxRelay } from './outbox.relay.js';
 
-/** The outbox row's values of an event: id, type, subject and the JSON published. */
+/** The outbox row's values of an event: id, type, subject, the JSON published and the trace it continues. */
 function outboxParams(event: PlatformEvent): unknown[] {
-  return [event.id, event.type, event.subjectId, JSON.stringify(event)];
+  return [event.id, event.type, event.subjectId, JSON.stringify(event), activeTraceparent()];
 }
 
 /** SQL that NOTIFYs the relay at commit when `$param` is true (and the SQL condition `and`, if given). */
@@ -29,8 +30,10 @@ export class OutboxWriter {
 
   async append(sql: Sql, event: PlatformEvent): Promise<void> {
     await sql.rows(
-      `WITH appended AS (INSERT INTO outbox_event (id, type, subject_id, payload) VALUES ($1, $2, $3, $4) RETURNING 1)
-       SELECT ${notifyIf(5)} FROM appended`,
+      `WITH appended AS (
+         INSERT INTO outbox_event (id, type, subject_id, payload, traceparent) VALUES ($1, $2, $3, $4, $5) RETURNING 1
+       )
+       SELECT ${notifyIf(6)} FROM appended`,
       [...outboxParams(event), this.mustNotify],
       'outbox-append',
     );

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
+import { activeTraceparent } from '#platform';
 import { sqlOf, type Sql } from '../common/sql.js';
 import { notifyIf } from '../outbox/outbox.writer.js';
 import { rethrowReferenceViolation } from '../common/pg-errors.js';
@@ -102,8 +103,8 @@ export class TransactionRepository {
          ON CONFLICT (uuid) DO NOTHING
          RETURNING *
        ), appended AS (
-         INSERT INTO outbox_event (id, type, subject_id, payload)
-         SELECT $15, $16, uuid, ${transactionEventJson('inserted', 15)} FROM inserted
+         INSERT INTO outbox_event (id, type, subject_id, payload, traceparent)
+         SELECT $15, $16, uuid, ${transactionEventJson('inserted', 15)}, $18 FROM inserted
        )
        SELECT ${notifyIf(17)} AS notified FROM inserted`,
         [
@@ -124,6 +125,7 @@ export class TransactionRepository {
           eventId,
           'transaction.created',
           notify,
+          activeTraceparent(),
         ],
         'transaction-insert',
       )
@@ -168,12 +170,12 @@ export class TransactionRepository {
           WHERE t.uuid = c.uuid AND c.status = ANY($4::text[]) AND t.status = c.status AND t.updated_at = c.updated_at
          RETURNING t.*
        ), appended AS (
-         INSERT INTO outbox_event (id, type, subject_id, payload)
-         SELECT $5, $6, uuid, ${transactionEventJson('changed', 5)} FROM changed
+         INSERT INTO outbox_event (id, type, subject_id, payload, traceparent)
+         SELECT $5, $6, uuid, ${transactionEventJson('changed', 5)}, $8 FROM changed
        )
        SELECT ${TRANSACTION_COLUMNS}, moved.changed_at, ${notifyIf(7, 'moved.changed_at IS NOT NULL')} AS notified
          FROM current LEFT JOIN (SELECT updated_at AS changed_at FROM changed) moved ON true`,
-      [uuid, status, updatedAt, from, eventId, 'transaction.status_changed', notify],
+      [uuid, status, updatedAt, from, eventId, 'transaction.status_changed', notify, activeTraceparent()],
       'transaction-change-status',
     );
     if (!rows.length) return null;

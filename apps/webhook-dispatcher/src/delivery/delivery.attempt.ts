@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import { buildWebhookHeaders } from '#domain';
-import type { LogFields } from '#platform';
+import type { Span } from '@opentelemetry/api';
+import { failSpan, startSpan, type LogFields } from '#platform';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
@@ -33,7 +34,8 @@ export class DeliveryAttempt {
 
   /**
    * Resolves once the attempt is logged. `release` frees the webhook's slot and `sent` is called once the POST has
-   * its outcome (before the log write), whatever it is.
+   * its outcome (before the log write), whatever it is. With tracing on the attempt is a span, the child of the
+   * active trace (the fan-out's); it is not made active, so repeats carry on the fan-out's trace context.
    */
   async make(
     message: DeliveryMessage,
@@ -43,6 +45,32 @@ export class DeliveryAttempt {
     lane: Lane,
     release: () => void,
     sent: () => void,
+  ): Promise<'attempted'> {
+    const span = startSpan('delivery attempt', {
+      'webhook.id': webhook.id,
+      'delivery.id': message.deliveryId,
+      'delivery.attempt': attempt,
+    });
+    if (!span) return this.attempt(message, attempt, snapshot, webhook, lane, release, sent);
+    try {
+      return await this.attempt(message, attempt, snapshot, webhook, lane, release, sent, span);
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async attempt(
+    message: DeliveryMessage,
+    attempt: number,
+    snapshot: DeliverySnapshot,
+    webhook: SigningWebhook,
+    lane: Lane,
+    release: () => void,
+    sent: () => void,
+    span?: Span,
   ): Promise<'attempted'> {
     this.metrics.inFlight.inc();
     const createdAt = new Date();
@@ -68,6 +96,10 @@ export class DeliveryAttempt {
     }
 
     const outcome = outcomeOf(result.status);
+    if (span) {
+      span.setAttribute('http.response.status_code', result.status);
+      if (outcome !== 'success') failSpan(span, result.error ?? `HTTP ${result.status}`);
+    }
     this.metrics.deliveries.inc({ outcome });
     this.metrics.latency.observe(result.durationMs / 1000);
     if (attempt === 1 && snapshot.occurredAt) {

@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { ConsumeMessage } from 'amqplib';
 import { AmqpClient, QUEUES, readDelivery, ROUTING_KEYS, SLOW_LANE_QUEUES } from '#messaging';
+import { continueTrace } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryService, type Lane, type Origin } from './delivery.service.js';
 
@@ -41,7 +42,8 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
     }
     const { message, attempt, guard } = read.value;
     const origin: Origin = guard ? 'guard' : raw.fields.redelivered ? 'redelivered' : 'fresh';
-    await this.deliveries.attempt(message, attempt, lane, origin);
+    // With tracing on, in the trace of the fan-out that published it (repeats keep its header).
+    await continueTrace(raw.properties.headers, () => this.deliveries.attempt(message, attempt, lane, origin));
     return 'ack';
   }
 }

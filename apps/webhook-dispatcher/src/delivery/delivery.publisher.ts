@@ -10,8 +10,10 @@ import {
   retryQueueName,
   slowLaneRoutingKey,
   slowLaneShard,
+  TRACEPARENT_HEADER,
   type DeliveryMessage,
 } from '#messaging';
+import { activeTraceparent } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 
 /** Where a delivery message goes. */
@@ -28,8 +30,8 @@ export type DeliveryDestination =
   | { to: 'parked'; reason: string };
 
 /**
- * The one place the dispatcher publishes a delivery message (body as given, `x-attempt` = `attempt`), wherever it
- * goes. Resolves once the broker has confirmed it: the caller acks the message it came from only after that.
+ * The one place the dispatcher publishes a delivery message (body as given, `x-attempt` = `attempt`, the trace it
+ * belongs to in `traceparent`), wherever it goes. Resolves once the broker has confirmed it: the caller acks the message it came from only after that.
  */
 @Injectable()
 export class DeliveryPublisher {
@@ -40,6 +42,8 @@ export class DeliveryPublisher {
 
   publish(message: DeliveryMessage, attempt: number, destination: DeliveryDestination): Promise<void> {
     const headers: Record<string, unknown> = { [ATTEMPT_HEADER]: attempt };
+    const traceparent = activeTraceparent(); // the trace the message came in (its fan-out), when tracing is on
+    if (traceparent !== null) headers[TRACEPARENT_HEADER] = traceparent;
     let exchange = ''; // the default exchange: straight to the queue named by the routing key
     let routingKey: string;
     switch (destination.to) {

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AmqpClient, platformEvents, QUEUES, ROUTING_KEYS } from '#messaging';
+import { inSpan } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { FanOutService } from './fan-out.service.js';
 
@@ -27,8 +28,14 @@ export class FanOutConsumer implements OnApplicationBootstrap {
       QUEUES.dispatcherEvents,
       async (message) => {
         const event = platformEvents.read(message.content);
-        if (event.ok) await this.fanOut.fanOut(event.value);
-        else await this.amqp.park(message, ROUTING_KEYS.parkedEvents, event.reason);
+        if (event.ok) {
+          // With tracing on, a span in the trace of the request that wrote the event; its deliveries carry it on.
+          const { id, type } = event.value;
+          await inSpan('fan-out', message.properties.headers, { 'event.id': id, 'event.type': type }, async (span) => {
+            const deliveries = await this.fanOut.fanOut(event.value);
+            span?.setAttribute('deliveries', deliveries);
+          });
+        } else await this.amqp.park(message, ROUTING_KEYS.parkedEvents, event.reason);
         return 'ack';
       },
       { prefetch: EVENT_PREFETCH, priority: this.config.consumerPriority },

@@ -10,6 +10,7 @@ import {
   type WebhookVersion,
 } from '#domain';
 import { AmqpClient, publishDelivery, type DeliverySnapshot, type PlatformEvent } from '#messaging';
+import { activeTraceparent } from '#platform';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeliveryRepository, type NewDelivery } from './delivery.repository.js';
@@ -74,6 +75,7 @@ export class FanOutService {
       body: render(webhook.version, webhook.contentType),
     }));
     const ids = await this.deliveries.createForEvent(planned);
+    const traceparent = activeTraceparent(); // the fan-out's span: each attempt is its child
 
     const publishes = planned
       .filter((delivery) => ids.has(delivery.webhookId))
@@ -88,7 +90,7 @@ export class FanOutService {
           body: delivery.body,
           occurredAt: event.occurredAt,
         };
-        return publishDelivery(this.amqp, { deliveryId: ids.get(delivery.webhookId)!, snapshot }, 1);
+        return publishDelivery(this.amqp, { deliveryId: ids.get(delivery.webhookId)!, snapshot }, 1, traceparent);
       });
     await Promise.all(publishes);
     this.metrics.fannedOut.inc(publishes.length);

@@ -9,6 +9,7 @@ import { WebhookLogManual1763800800000 } from './1763800800000-webhook-log-manua
 import { WebhookDeliveryManualAttempts1763800900000 } from './1763800900000-webhook-delivery-manual-attempts.js';
 import { TransactionUpdatedPageIndex1763801000000 } from './1763801000000-transaction-updated-page-index.js';
 import { AppSchemasAndRoles1763801500000 } from './1763801500000-app-schemas-and-roles.js';
+import { OutboxEventTraceparent1763801600000 } from './1763801600000-outbox-event-traceparent.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   WebhookDeliveryManualAttempts1763800900000,
   TransactionUpdatedPageIndex1763801000000,
   AppSchemasAndRoles1763801500000,
+  OutboxEventTraceparent1763801600000,
 ];

@@ -28,6 +28,10 @@ export interface BaseConfig {
   logLevel: LogLevelName;
   /** LOG_FORMAT: `json` (one object per line) by default in production, `pretty` (readable lines) otherwise. */
   logFormat: LogFormat;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the OTLP/HTTP collector's base URL spans are exported to; unset: no tracing. */
+  otlpEndpoint: string | undefined;
+  /** SHUTDOWN_DRAIN_MS: how long an HTTP app's connections may drain at shutdown (HttpAppOptions.shutdownDrainMs). */
+  shutdownDrainMs: number;
 }
 
 /** Creates the reader for one app and reads the shared part of its configuration. */
@@ -45,6 +49,8 @@ export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; bas
     databaseStatementTimeoutMs: reader.duration('DATABASE_STATEMENT_TIMEOUT', { default: 10_000, min: 0 }),
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, isDevelopment ? 'pretty' : 'json'),
+    otlpEndpoint: reader.url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'], { default: '' }) || undefined,
+    shutdownDrainMs: reader.duration('SHUTDOWN_DRAIN_MS', { default: 5_000, min: 0, max: 60_000 }),
   };
   return { reader, base };
 }

@@ -6,11 +6,13 @@ import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest, Raw
 import { createAppLogger, type LogFormat, type LogLevelName } from '../logging/app-logger.js';
 import { NestLogger } from '../logging/nest-logger.js';
 import { answerClientError } from './client-error.handler.js';
+import { ConnectionDrain } from './connection-drain.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { ProblemException, problemFor } from './problem.js';
 import { JSON_ONLY_DETAIL, ProblemFilter, sendProblem, toProblem } from './problem.filter.js';
 import { AccessLogController, addRequestLogScope, logAccess, REQUEST_ID_HEADER, requestIdOf } from './request-log.js';
 import { createValidationPipe } from './validation.pipe.js';
+import { addTracing } from '../tracing/request-tracing.js';
 
 export interface HttpAppOptions {
   /** The `app` field of every log line. */
@@ -37,15 +39,32 @@ export interface HttpAppOptions {
   };
   /** Trust X-Forwarded-* from these reverse proxies (addresses, CIDR ranges; see EnvReader.proxyTrust). */
   trustProxy?: false | string[];
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: when set, spans are exported there (see addTracing); unset, nothing is traced. */
+  otlpEndpoint?: string;
+  /**
+   * SHUTDOWN_DRAIN_MS: at shutdown, how long the listener stays open (while connections are left) before it closes
+   * and each open connection brings its last request (see ConnectionDrain). 0 or unset: the listener and idle
+   * connections close at once.
+   */
+  shutdownDrainMs?: number;
 }
 
-/** Knows when the application begins to shut down: Nest calls `beforeClose()` before any shutdown hook runs. */
+/**
+ * Knows when the application begins to shut down: Nest calls `beforeClose()` before any shutdown hook runs, and
+ * `close()` after them (the database still open), where the connections drain before Fastify closes.
+ */
 class PlatformFastifyAdapter extends FastifyAdapter {
   shuttingDown = false;
+  drain?: ConnectionDrain;
 
   override beforeClose(): void {
     this.shuttingDown = true;
     super.beforeClose();
+  }
+
+  override async close(): Promise<void> {
+    await this.drain?.run();
+    await super.close();
   }
 }
 
@@ -86,17 +105,23 @@ export async function createHttpApp(
   });
   const fastify = adapter.getInstance();
   addRequestLogScope(fastify);
+  addTracing(fastify, options.name, options.otlpEndpoint);
 
-  // From the start of shutdown every request, on a new or a kept-alive connection, answers 503 (Retry-After) and
-  // closes its connection, so that clients move on to another instance while the shutdown hooks finish.
+  // From the start of shutdown every request, on a new or a kept-alive connection, answers 503 (Retry-After), and
+  // every answer (those in flight too) closes its connection, so that clients move on to another instance while the
+  // shutdown hooks finish and the connections drain.
   fastify.addHook('onRequest', (_request, reply, done) => {
     if (!adapter.shuttingDown) {
       done();
       return;
     }
-    void reply.header('connection', 'close');
     sendProblem(reply, problemFor(503, 'The service is shutting down. Try again in a moment.'));
   });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (adapter.shuttingDown && !adapter.drain?.keepsConnections) void reply.header('connection', 'close');
+    done(null, payload);
+  });
+  if (options.shutdownDrainMs) adapter.drain = new ConnectionDrain(fastify.server, options.shutdownDrainMs);
 
   // Request bodies are JSON only, on every route: HTML forms post text/plain, application/x-www-form-urlencoded
   // and multipart/form-data across sites without a CORS preflight, so no other type (nor a body without one) is
@@ -131,7 +156,8 @@ export async function createHttpApp(
   // through the global filters too, so ProblemFilter answers every error.
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
+  // Exit code 0 once the shutdown is done (rather than dying of the signal that started it).
+  app.enableShutdownHooks([], { useProcessExit: true });
 
   if (options.openApi) mountOpenApi(app, options.openApi);
   return app;

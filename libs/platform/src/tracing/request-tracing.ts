@@ -1,0 +1,68 @@
+import type { Span } from '@opentelemetry/api';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { addLogFields } from '../logging/log-context.js';
+import { UNMATCHED_ROUTE } from '../metrics/platform.metrics.js';
+import { activateSpan, failSpan, startSpan, startTracing, stopTracing, tracingEnabled } from './tracing.js';
+
+/** The platform (internal) API: the requests that start or continue a trace. */
+const PLATFORM_API_PREFIX = '/internal/';
+
+const spans = new WeakMap<FastifyRequest, Span>();
+
+/**
+ * Starts tracing when `otlpEndpoint` is set (see startTracing), traces the platform API's requests and exports the
+ * spans still buffered when the app closes. Does nothing with tracing off.
+ */
+export function addTracing(fastify: FastifyInstance, serviceName: string, otlpEndpoint: string | undefined): void {
+  startTracing(serviceName, otlpEndpoint);
+  if (!tracingEnabled()) return;
+  addRequestTracing(fastify);
+  fastify.addHook('onClose', () => stopTracing());
+}
+
+/**
+ * Makes each platform API request a span (`POST /internal/transactions`), the child of the request's W3C
+ * `traceparent` when it has a valid one, else the root of a new trace; what the request does runs in it (an outbox
+ * event stores it) and its log lines carry the trace id. Nothing is added with tracing off. Add after the request log
+ * scope (request-log.ts), whose fields the trace id joins.
+ */
+function addRequestTracing(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    if (!request.url.startsWith(PLATFORM_API_PREFIX)) {
+      done();
+      return;
+    }
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const span = startSpan(
+      `${request.method} ${route}`,
+      { 'http.request.method': request.method, 'http.route': route },
+      request.headers,
+    );
+    if (!span) {
+      done();
+      return;
+    }
+    spans.set(request, span);
+    addLogFields({ traceId: span.spanContext().traceId });
+    activateSpan(span, done);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const span = spans.get(request);
+    if (span) {
+      spans.delete(request);
+      span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) failSpan(span, `HTTP ${reply.statusCode}`);
+      span.end();
+    }
+    done();
+  });
+  fastify.addHook('onRequestAbort', (request, done) => {
+    const span = spans.get(request);
+    if (span) {
+      spans.delete(request);
+      failSpan(span, 'request aborted');
+      span.end();
+    }
+    done();
+  });
+}

@@ -114,7 +114,7 @@ async function prepareDatabase(persistence) {
               '\\x00', c,
               -- Last changed when created (waiting), or by a status change up to two days later: the change order
               -- is the creation order shuffled locally, as in life.
-              c + CASE WHEN i % 5 = 0 THEN 0 ELSE (i * 7919) % 172800 END * interval '1 second'
+              c + CASE WHEN i % 5 = 0 THEN 0 ELSE (i::bigint * 7919) % 172800 END * interval '1 second'
          FROM generate_series(1, $2) AS i, LATERAL (SELECT timestamptz '2025-01-01' + i * interval '17 seconds' AS c) t`,
       [merchantId, ROWS],
     );

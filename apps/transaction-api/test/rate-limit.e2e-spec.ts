@@ -93,7 +93,13 @@ describe('rate limit of the merchant API, over two processes (e2e over HTTP)', (
     // Nor is anything but the merchant API.
     expect((await b.request('GET', '/health/live')).status).toBe(200);
 
-    await sleep(1_100);
-    expect((await a.merchant(wrong, '/v1.0/transactions')).status).toBe(401);
+    // Once the window has passed (the other instance's counts arrive up to a bucket or two late), the address is
+    // answered again: 401 for the wrong key.
+    let status = 429;
+    for (let tries = 0; tries < 30 && status === 429; tries += 1) {
+      await sleep(100);
+      status = (await a.merchant(wrong, '/v1.0/transactions')).status;
+    }
+    expect(status).toBe(401);
   }, 30_000);
 });

@@ -19,7 +19,8 @@ export interface RefusedAttempt {
 /**
  * Limits sign-in attempts per e-mail address and per client address, in PostgreSQL so every webhook-config
  * process shares the count. An attempt is recorded *before* the password is checked and counted with every
- * other recorded attempt, so concurrent attempts cannot slip past the limit. A refused attempt is removed
+ * attempt recorded before it (one at a time per key), so concurrent attempts cannot slip past the limit and the
+ * first ones up to it are always checked. A refused attempt is removed
  * again (it checked nothing), a successful one too, together with earlier failures for that e-mail.
  */
 @Injectable()
@@ -31,8 +32,7 @@ export class LoginThrottleService {
   async admit(email: string, address: string): Promise<AdmittedAttempt | RefusedAttempt> {
     const emailKey = `email:${email}`;
     const addressKey = `addr:${address}`;
-    const ids = await this.repository.record([emailKey, addressKey]);
-    const counts = await this.repository.countWithin([emailKey, addressKey], this.limits.windowMs);
+    const { ids, counts } = await this.repository.recordAndCount([emailKey, addressKey], this.limits.windowMs);
     const blockedUntil = [
       { found: counts.get(emailKey), max: this.limits.maxFailuresPerEmail },
       { found: counts.get(addressKey), max: this.limits.maxFailuresPerAddress },

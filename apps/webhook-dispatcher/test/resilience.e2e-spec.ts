@@ -31,6 +31,10 @@ function spawnDispatcher(name: string, priority = 500): ChildProcess {
       WEBHOOK_DISPATCHER_PORT: '0',
       LOG_LEVEL: 'warn',
       DISPATCHER_CONSUMER_PRIORITY: String(priority),
+      // The receiver runs in the test process: on a busy machine it may answer after the harness's 1 s, and ten
+      // quick repeats of a slow answer end as failed, not received. This test is about failures of the dispatcher
+      // and the broker, not slow receivers, so give the receiver time.
+      WEBHOOK_TIMEOUT_MS: '10000',
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -13,7 +13,8 @@
 // Broker: a RabbitMQ node of the benchmark's own with the settings the platform ships (deploy/rabbitmq/), started
 // from this machine's RabbitMQ installation; BENCH_BROKER=system runs against the machine's broker as configured.
 // Results: printed, and written to bench/results/dispatch.json and, as a chart, dispatch.svg. Everything runs on 127.0.0.1 and stops by itself.
-import { fork, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { startReceiver } from '../lib/receiver.js';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -57,19 +58,7 @@ const results = {
 const configChanges = new AmqpClient({ url: infra.amqpUrl, name: 'bench-config', topology: { retryDelaysMs: [] } });
 await configChanges.waitForConnect();
 
-const receiver = fork(new URL('./receiver.js', import.meta.url), { env: { ...process.env, RECORD_ARRIVALS: '1' } });
-const receiverPort = await new Promise((resolve) => receiver.once('message', (m) => resolve(m.port)));
-const ask = (what) =>
-  new Promise((resolve) => {
-    const onMessage = (m) => {
-      if (m.type === what) {
-        receiver.off('message', onMessage);
-        resolve(m);
-      }
-    };
-    receiver.on('message', onMessage);
-    receiver.send(what);
-  });
+const { child: receiver, port: receiverPort, ask } = await startReceiver();
 const base = `http://127.0.0.1:${receiverPort}`;
 
 async function createMerchant() {

@@ -180,6 +180,7 @@ export async function freshInfrastructure(name) {
       await dropDatabase(databaseUrl);
       broker.stop();
     },
+    stopBroker: () => broker.stop(),
   };
 }
 

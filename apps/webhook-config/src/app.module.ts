@@ -9,6 +9,7 @@ import { IntegrationRef } from './integration/integration-ref.entity.js';
 import { IntegrationModule } from './integration/integration.module.js';
 import { BackendSessionEntity } from './session/backend-session.entity.js';
 import { SessionModule } from './session/session.module.js';
+import { DeliveryRef } from './webhook-delivery/delivery-ref.entity.js';
 import { WebhookDeliveryModule } from './webhook-delivery/webhook-delivery.module.js';
 import { WebhookLogModule } from './webhook-log/webhook-log.module.js';
 import { WebhookModule } from './webhook/webhook.module.js';
@@ -30,6 +31,7 @@ export class AppModule {
             WebhookEntity,
             WebhookSecretEntity,
             WebhookLogEntity,
+            DeliveryRef,
             BackendUserEntity,
             BackendSessionEntity,
           ],

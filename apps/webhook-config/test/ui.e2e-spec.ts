@@ -279,6 +279,10 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     if (!webhookPage) throw new Error('the first test did not create the webhook');
     await page.goto(webhookPage);
     await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
+    // How long the log is kept: WEBHOOK_LOG_RETENTION (30 days by default).
+    await expect(page.locator('#log-retention').textContent()).resolves.toBe(
+      'Attempts are kept for 30 days; older ones are removed and can no longer be resent.',
+    );
 
     await page.getByRole('button', { name: 'Send test' }).click();
     const delivered = page.locator('table.log tbody tr[data-status="200"]');

@@ -5,7 +5,7 @@ import { EXCHANGES } from '#messaging';
 import { waitFor } from '#testing';
 import { AmqpTap } from './support/amqp-tap.js';
 import { type Client, newMerchantSession, type RunningApp, startApp } from './support/harness.js';
-import { seedDelivery } from './support/log-seed.js';
+import { seedDelivery, tenOClockDaysAgo } from './support/log-seed.js';
 
 /**
  * A local port the settings accept and nothing listens on: should a dispatcher (another test file's) pick these
@@ -42,7 +42,7 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
   const webhookWithFailures = async (name: string) => {
     const created = await client.post('/api/webhooks', { name, url: CLOSED_PORT_URL, events: ['transaction'] });
     const webhook = { id: created.body.id as string, merchantId: client.merchantId, url: CLOSED_PORT_URL };
-    const start = Date.parse('2026-11-22T10:00:00Z');
+    const start = tenOClockDaysAgo(4);
     const seeded = (n: number) =>
       seedDelivery(
         running.db,
@@ -103,9 +103,9 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     });
     const webhook = { id: created.body.id, merchantId: client.merchantId, url: CLOSED_PORT_URL };
     const { deliveryId, logIds } = await seedDelivery(running.db, webhook, [
-      { status: 500, createdAt: new Date('2026-11-22T10:00:00Z') },
-      { status: 404, createdAt: new Date('2026-11-22T10:01:00Z') },
-      { status: 404, createdAt: new Date('2026-11-22T10:16:00Z') },
+      { status: 500, createdAt: new Date(tenOClockDaysAgo(4)) },
+      { status: 404, createdAt: new Date(tenOClockDaysAgo(4) + 60_000) },
+      { status: 404, createdAt: new Date(tenOClockDaysAgo(4) + 16 * 60_000) },
     ]);
     const answer = await client.post(`/api/webhooks/${webhook.id}/logs/${logIds[0]}/resend`);
     expect(answer.status).toBe(202);
@@ -164,6 +164,44 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     expect(refused.body).toMatchObject({ type: 'urn:problem:resend-limit', detail: expect.stringMatching(/50 times/) });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(commandsFor(full.deliveryId)).toEqual([]);
+  });
+
+  it('resend at the retention edge: a delivery still kept goes out; one removed with its day answers 410, asking nothing', async () => {
+    const { webhook } = await webhookWithFailures('Retention edge');
+    const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
+    // Kept: made 30 days ago (WEBHOOK_LOG_RETENTION), but its day ended less than the retention and an hour ago.
+    const kept = await seedDelivery(running.db, webhook, [{ status: 500, createdAt: new Date(tenOClockDaysAgo(30)) }]);
+    // Removed: made 32 days ago and resent 26 days ago; the resend's entry is younger and stays in the log.
+    await running.db.query('SELECT delivery.create_day_partitions($1::date, $1::date)', [dayOf(tenOClockDaysAgo(32))]);
+    const gone = await seedDelivery(running.db, webhook, [
+      { status: 500, createdAt: new Date(tenOClockDaysAgo(32)) },
+      { status: 404, createdAt: new Date(tenOClockDaysAgo(26)), attempt: 2, manual: true },
+    ]);
+    // What the dispatcher's partition maintenance does: every day that ended more than the retention and an hour ago
+    // is detached and dropped, the deliveries' and the log's.
+    const cutoff = new Date(Date.now() - 30 * 86_400_000 - 3_600_000);
+    while ((await running.db.query('SELECT delivery.detach_expired_partition($1) AS name', [cutoff]))[0].name);
+    while ((await running.db.query('SELECT delivery.drop_detached_partition() AS name'))[0].name);
+
+    const shown = (await client.get(`/api/webhooks/${webhook.id}/logs?limit=100`)).body.data.map(
+      (entry: { id: string }) => entry.id,
+    );
+    expect(shown).toEqual([gone.logIds[1], kept.logIds[0]]);
+
+    const resent = await client.post(`/api/webhooks/${webhook.id}/logs/${kept.logIds[0]}/resend`);
+    expect([resent.status, resent.body]).toEqual([202, { deliveryId: kept.deliveryId }]);
+    await commandFor(kept.deliveryId);
+
+    const refused = await client.post(`/api/webhooks/${webhook.id}/logs/${gone.logIds[1]}/resend`);
+    expect(refused.status).toBe(410);
+    expect(refused.body).toMatchObject({
+      type: 'urn:problem:delivery-expired',
+      title: 'Delivery no longer kept',
+      detail:
+        'This event was first sent more than 30 days ago: its delivery is no longer kept, so it cannot be resent.',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(commandsFor(gone.deliveryId)).toEqual([]);
   });
 
   it('test and resend require the CSRF token', async () => {

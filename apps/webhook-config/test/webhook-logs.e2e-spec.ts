@@ -8,7 +8,7 @@ import {
   type RunningApp,
   startApp,
 } from './support/harness.js';
-import { seedDelivery } from './support/log-seed.js';
+import { seedDelivery, tenOClockDaysAgo } from './support/log-seed.js';
 
 describe('webhook log (e2e over HTTP)', () => {
   let running: RunningApp;
@@ -26,7 +26,7 @@ describe('webhook log (e2e over HTTP)', () => {
   });
 
   it('shows each attempt with exactly the keys of a log entry, no key more, newest first', async () => {
-    const t0 = Date.parse('2026-11-22T10:00:00.000Z');
+    const t0 = tenOClockDaysAgo(4);
     const next = new Date(t0 + 60_000);
     const { eventId, logIds } = await seedDelivery(running.db, webhook, [
       {
@@ -74,7 +74,7 @@ describe('webhook log (e2e over HTTP)', () => {
       durationMs: 20_000,
       error: 'no complete response within 20000 ms',
       responseExcerpt: null,
-      createdAt: '2026-11-22T10:00:00.000Z',
+      createdAt: new Date(t0).toISOString(),
       nextAttemptAt: next.toISOString(),
     });
     expect(newest).toMatchObject({
@@ -88,7 +88,7 @@ describe('webhook log (e2e over HTTP)', () => {
   it('numbers attempts by their place, so a resend and a repeat that was already scheduled never read alike', async () => {
     const other = await client.post('/api/webhooks', { name: 'Resent', url: PUBLIC_URL, events: ['transaction'] });
     const resent = { id: other.body.id, merchantId: client.merchantId, url: PUBLIC_URL };
-    const at = (minute: number) => new Date(Date.parse('2026-11-25T10:00:00.000Z') + minute * 60_000);
+    const at = (minute: number) => new Date(tenOClockDaysAgo(1) + minute * 60_000);
     // Attempt 2 failed and scheduled repeat 3; the merchant pressed Resend before it ran, and the resend took the
     // next number too (the dispatcher's count: both are "3" in webhook_log.attempt).
     const { logIds } = await seedDelivery(running.db, resent, [
@@ -118,7 +118,7 @@ describe('webhook log (e2e over HTTP)', () => {
   it('pages by keyset without gaps or repeats, even when attempts share a timestamp', async () => {
     const other = await client.post('/api/webhooks', { name: 'Paged', url: PUBLIC_URL, events: ['transaction'] });
     const paged = { id: other.body.id, merchantId: client.merchantId, url: PUBLIC_URL };
-    const same = new Date('2026-11-24T10:00:00.123Z');
+    const same = new Date(tenOClockDaysAgo(2) + 123);
     const seeded: string[] = [];
     for (let i = 0; i < 5; i += 1)
       seeded.push(
@@ -157,7 +157,7 @@ describe('webhook log (e2e over HTTP)', () => {
   });
 
   it('filters by outcome: success = 2xx, failure = everything else', async () => {
-    const base = Date.parse('2026-11-23T10:00:00.000Z');
+    const base = tenOClockDaysAgo(3);
     await seedDelivery(
       running.db,
       webhook,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EXCHANGES } from '#messaging';
 import { SecretCipher } from '#platform';
 import { waitFor } from '#testing';
-import { DEV_SECRET_ENCRYPTION_KEY } from '../src/config/webhook-config.config.js';
+import { DEV_SECRET_ENCRYPTION_KEY, loadWebhookConfigConfig } from '../src/config/webhook-config.config.js';
 import { AmqpTap } from './support/amqp-tap.js';
 import { type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
 
@@ -512,5 +512,26 @@ describe('webhook options (e2e over HTTP)', () => {
         await running.close();
       }
     }
+  });
+
+  it('tells the UI how long the log is kept: WEBHOOK_LOG_RETENTION, 30 days by default', async () => {
+    for (const [env, logRetentionMs] of [
+      [{}, 30 * 86_400_000],
+      [{ WEBHOOK_LOG_RETENTION: '14d' }, 14 * 86_400_000],
+    ] as const) {
+      const running = await startApp(env);
+      try {
+        const client = await newMerchantSession(running);
+        expect((await client.get('/api/webhook-options')).body).toMatchObject({ logRetentionMs });
+      } finally {
+        await running.close();
+      }
+    }
+  });
+
+  it('refuses to start with a retention a repeat could outlive, as the dispatcher does', () => {
+    expect(() => loadWebhookConfigConfig({ NODE_ENV: 'test', WEBHOOK_LOG_RETENTION: '5d' })).toThrow(
+      /WEBHOOK_LOG_RETENTION must exceed the retry schedule's span/,
+    );
   });
 });

@@ -17,6 +17,9 @@ import { FanOutConsumer } from './fan-out/fan-out.consumer.js';
 import { FanOutService } from './fan-out/fan-out.service.js';
 import { DispatcherMetrics } from './metrics/dispatcher.metrics.js';
 import { QueueDepthMetrics } from './metrics/queue-depth.metrics.js';
+import { PartitionMaintenanceJob } from './retention/partition-maintenance.job.js';
+import { PartitionMaintenanceMetrics } from './retention/partition-maintenance.metrics.js';
+import { PartitionMaintenance } from './retention/partition-maintenance.service.js';
 import { WebhookChangesConsumer } from './webhook/webhook-changes.consumer.js';
 import { WebhookCache } from './webhook/webhook.cache.js';
 import { WebhookRepository } from './webhook/webhook.repository.js';
@@ -56,6 +59,9 @@ export class AppModule {
         ManualDeliveryService,
         CommandsConsumer,
         DispatcherLifecycle,
+        PartitionMaintenanceMetrics,
+        PartitionMaintenance,
+        PartitionMaintenanceJob,
       ],
     };
   }

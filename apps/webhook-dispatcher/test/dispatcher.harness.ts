@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, randomUUIDv7 } from 'node:crypto';
 import pg from 'pg';
 import {
   encodeJson,
@@ -189,7 +189,7 @@ export function transactionEvent(
   const now = new Date().toISOString();
   return {
     v: 1,
-    id: randomUUID(),
+    id: randomUUIDv7(), // as transaction-api makes them: the fan-out dates the event's deliveries by it
     type: 'transaction.created',
     category: 'transaction',
     merchantId,

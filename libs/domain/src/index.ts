@@ -12,3 +12,4 @@ export * from './webhook-schema.js';
 export * from './payload-encoding.js';
 export * from './webhook-signature.js';
 export * from './webhook-delivery.rules.js';
+export * from './delivery-time.js';

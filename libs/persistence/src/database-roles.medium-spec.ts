@@ -111,6 +111,7 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
     database: WEBHOOK_CONFIG_DATABASE,
     tables: ['webhook', 'webhook_secret', 'backend_user', 'backend_session', 'login_failure'],
     reads: [
+      'delivery.webhook_delivery_for_webhook_config',
       'delivery.webhook_log_for_webhook_config',
       'payments.integration_for_webhook_config',
       'payments.merchant_for_webhook_config',
@@ -254,6 +255,32 @@ describe('database roles (real PostgreSQL)', () => {
         ].sort(),
       );
     });
+  });
+
+  it("maintains the delivery partitions through the owner's functions: the dispatcher may, no other app", async () => {
+    const calls = [
+      `SELECT count(*) FROM delivery.day_partitions()`,
+      `SELECT delivery.create_day_partitions(current_date, current_date)`,
+      `SELECT delivery.detach_expired_partition(now() - interval '3650 days')`,
+      `SELECT delivery.drop_detached_partition()`,
+    ];
+    const results: Record<string, string[]> = {};
+    for (const { app } of APPS) {
+      results[app] = [];
+      for (const call of calls) results[app].push(await outcome(() => sessions.get(app)!.query(call)));
+    }
+    expect(results).toEqual({
+      'transaction-api': ['42501', '42501', '42501', '42501'],
+      'webhook-config': ['42501', '42501', '42501', '42501'],
+      'webhook-dispatcher': ['ok', 'ok', 'ok', 'ok'],
+    });
+    // The partitions themselves are the owner's: the dispatcher reaches their rows through its tables only.
+    const [{ partition }] = await admin
+      .query(`SELECT name AS partition FROM delivery.day_partitions() LIMIT 1`)
+      .then((result) => result.rows);
+    expect(await outcome(() => sessions.get('webhook-dispatcher')!.query(`SELECT 1 FROM delivery.${partition}`))).toBe(
+      '42501',
+    );
   });
 
   it('lets a login that is a member of one app role take that role, and refuses it the others', async () => {

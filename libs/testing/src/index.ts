@@ -7,3 +7,4 @@ export * from './webhook-body.js';
 export * from './monitoring.js';
 export * from './metrics.suite.js';
 export * from './stdout-capture.js';
+export * from './ids.js';

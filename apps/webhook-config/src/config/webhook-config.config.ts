@@ -1,4 +1,10 @@
-import { BaseConfig, readBaseConfig, readRetryDelays } from '#platform';
+import {
+  BaseConfig,
+  DEFAULT_WEBHOOK_LOG_RETENTION_MS,
+  readBaseConfig,
+  readLogRetention,
+  readRetryDelays,
+} from '#platform';
 
 export const DEV_PLATFORM_TOKEN = 'development-platform-token';
 /** Development only: a fixed key so secrets survive restarts of `npm start`. Production must set its own. */
@@ -23,6 +29,8 @@ export class WebhookConfigConfig {
     readonly retryDelaysMs: number[] = [],
     /** WEBHOOK_SENDER_ADDRESSES: the addresses and ranges deliveries leave from, published for allow-lists. */
     readonly senderAddresses: string[] = [],
+    /** WEBHOOK_LOG_RETENTION, as the dispatcher reads it: shown to merchants as how long the log is kept. */
+    readonly logRetentionMs: number = DEFAULT_WEBHOOK_LOG_RETENTION_MS,
   ) {}
 
   /** Session cookies are always Secure in production; elsewhere only when the request came over HTTPS. */
@@ -33,6 +41,7 @@ export class WebhookConfigConfig {
 
 export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigConfig {
   const { reader, base } = readBaseConfig(env);
+  const retryDelaysMs = readRetryDelays(reader);
   const config = new WebhookConfigConfig(
     base,
     reader.port('WEBHOOK_CONFIG_PORT', 3001),
@@ -40,8 +49,9 @@ export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigCo
     reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.proxyTrust('TRUST_PROXY'),
-    readRetryDelays(reader),
+    retryDelaysMs,
     reader.addressRanges('WEBHOOK_SENDER_ADDRESSES'),
+    readLogRetention(reader, retryDelaysMs),
   );
   reader.done();
   return config;

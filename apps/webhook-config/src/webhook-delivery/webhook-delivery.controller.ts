@@ -40,7 +40,10 @@ export class WebhookDeliveryController {
   })
   @ApiParam({ name: 'logId', format: 'uuid' })
   @ApiAcceptedResponse({ type: QueuedDeliveryDoc })
-  @ApiProblems([409], { 409: 'The delivery was attempted 50 times already (`urn:problem:resend-limit`).' })
+  @ApiProblems([409, 410], {
+    409: 'The delivery was attempted 50 times already (`urn:problem:resend-limit`).',
+    410: 'The delivery is older than the log retention and no longer kept (`urn:problem:delivery-expired`).',
+  })
   resend(
     @CurrentSession() session: SessionContext,
     @Param('id', resourceId('webhook')) id: string,

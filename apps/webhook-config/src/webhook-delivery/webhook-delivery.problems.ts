@@ -8,5 +8,10 @@ registerProblems(WebhookDeliveryException, {
     type: 'urn:problem:resend-limit',
     title: 'Resend limit reached',
   },
+  [WebhookDeliveryExceptionCode.DELIVERY_EXPIRED]: {
+    status: 410,
+    type: 'urn:problem:delivery-expired',
+    title: 'Delivery no longer kept',
+  },
   [WebhookDeliveryExceptionCode.NOT_QUEUED]: { status: 503 },
 });

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import { MAX_ATTEMPTS_PER_DELIVERY } from '#domain';
+import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { WebhookLogRepository } from '../webhook-log/webhook-log.repository.js';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
 import { DeliveryCommandPublisher } from './delivery-command.publisher.js';
+import { DeliveryRefRepository } from './delivery-ref.repository.js';
 import { WebhookDeliveryException, WebhookDeliveryExceptionCode } from './webhook-delivery.exception.js';
 
 /**
@@ -15,7 +17,9 @@ export class WebhookDeliveryService {
   constructor(
     private readonly lookup: WebhookLookup,
     private readonly logs: WebhookLogRepository,
+    private readonly deliveries: DeliveryRefRepository,
     private readonly commands: DeliveryCommandPublisher,
+    private readonly config: WebhookConfigConfig,
   ) {}
 
   /**
@@ -33,6 +37,8 @@ export class WebhookDeliveryService {
   /**
    * The event of a log entry, delivered once more (same webhook-id and body). The limit is checked here from the
    * log, so the merchant hears of it, and again by the dispatcher, which also counts the resends not logged yet.
+   * A delivery older than WEBHOOK_LOG_RETENTION is removed (with its day) while its later log entries are still
+   * shown: the merchant hears that it cannot be resent rather than a 202 the dispatcher would drop.
    */
   async resend(merchantId: string, webhookId: string, logId: string): Promise<{ deliveryId: string }> {
     await this.lookup.require(merchantId, webhookId); // 404 unless it is this merchant's webhook
@@ -41,6 +47,13 @@ export class WebhookDeliveryService {
       throw new WebhookDeliveryException(
         'There is no log entry with this id.',
         WebhookDeliveryExceptionCode.LOG_ENTRY_NOT_FOUND,
+      );
+    }
+    if (!(await this.deliveries.isKept(webhookId, log.deliveryId))) {
+      throw new WebhookDeliveryException(
+        `This event was first sent more than ${retentionText(this.config.logRetentionMs)} ago: its delivery is no ` +
+          'longer kept, so it cannot be resent.',
+        WebhookDeliveryExceptionCode.DELIVERY_EXPIRED,
       );
     }
     const attempts = await this.logs.countOfDelivery(log.deliveryId);
@@ -53,4 +66,12 @@ export class WebhookDeliveryService {
     await this.commands.send({ type: 'delivery.resend', deliveryId: log.deliveryId, webhookId, merchantId });
     return { deliveryId: log.deliveryId };
   }
+}
+
+/** A retention as merchants read it: whole days as days, anything else in hours. */
+export function retentionText(ms: number): string {
+  const days = ms / 86_400_000;
+  if (Number.isInteger(days)) return days === 1 ? '1 day' : `${days} days`;
+  const hours = Math.round(ms / 3_600_000);
+  return hours === 1 ? '1 hour' : `${hours} hours`;
 }

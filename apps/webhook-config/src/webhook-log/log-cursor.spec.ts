@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeLogCursor, encodeLogCursor } from './log-cursor.js';
+import { cursorTime, decodeLogCursor, encodeLogCursor } from './log-cursor.js';
 
 describe('log cursor', () => {
   it('round-trips a PostgreSQL timestamp with microseconds and an id', () => {
@@ -38,5 +38,16 @@ describe('log cursor', () => {
   ])('accepts the real timestamp %p', (createdAt) => {
     const cursor = { createdAt, id: '5f0c6a2e-9d1b-4c53-8f3e-2b1a7c9d0e11' };
     expect(decodeLogCursor(encodeLogCursor(cursor))).toEqual(cursor);
+  });
+});
+
+describe('cursorTime', () => {
+  it('reads the instant of every form of timestamp a cursor may hold, to the millisecond', () => {
+    const at = (createdAt: string) => cursorTime({ createdAt, id: '5f0c6a2e-9d1b-4c53-8f3e-2b1a7c9d0e11' });
+    expect(at('2026-11-22 10:00:00.123456+00')).toBe(Date.parse('2026-11-22T10:00:00.123Z'));
+    expect(at('2026-11-22 10:00:00+00')).toBe(Date.parse('2026-11-22T10:00:00Z'));
+    expect(at('2026-11-22 11:30:00.5+01:30')).toBe(Date.parse('2026-11-22T10:00:00.500Z'));
+    expect(at('2026-11-22T04:00:00-0600')).toBe(Date.parse('2026-11-22T10:00:00Z'));
+    expect(at('2026-11-22T10:00:00Z')).toBe(Date.parse('2026-11-22T10:00:00Z'));
   });
 });

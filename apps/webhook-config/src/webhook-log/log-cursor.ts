@@ -29,6 +29,19 @@ export function decodeLogCursor(text: string): LogCursor | undefined {
   }
 }
 
+/**
+ * The instant of a cursor's `created_at`, to the millisecond (for bounding which days a page reads, never for the
+ * keyset itself).
+ */
+export function cursorTime(cursor: LogCursor): number {
+  const iso = cursor.createdAt
+    .replace(' ', 'T')
+    .replace(/(\.\d{3})\d+/, '$1')
+    .replace(/([+-]\d{2})$/, '$1:00')
+    .replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  return Date.parse(iso);
+}
+
 /** A timestamp PostgreSQL accepts: the pattern, and fields that exist (no month 13, no 30 February, no +24:00). */
 function isTimestamp(text: string): boolean {
   const match = TIMESTAMP.exec(text);

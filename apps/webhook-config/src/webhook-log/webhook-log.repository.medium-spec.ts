@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { dataSourceOptions, WebhookLogEntity } from '#persistence';
-import { testEnv } from '#testing';
+import { testEnv, uuidV7At } from '#testing';
 import { DataSource } from 'typeorm';
-import { seedDeliveryRow } from '../../test/support/log-seed.js';
-import { WebhookLogRepository } from './webhook-log.repository.js';
+import { seedDeliveryRow, tenOClockDaysAgo } from '../../test/support/log-seed.js';
+import { WebhookLogRepository, type LoggedAttempt } from './webhook-log.repository.js';
 
 describe('WebhookLogRepository (real PostgreSQL)', () => {
   let db: DataSource;
   let logs: WebhookLogRepository;
   let webhookId: string;
+  /** When the seeded attempts begin: four days ago. */
+  const base = new Date(tenOClockDaysAgo(4));
 
   beforeAll(async () => {
     db = new DataSource(dataSourceOptions({ url: testEnv().databaseUrl, entities: [WebhookLogEntity], poolSize: 2 }));
@@ -22,14 +24,19 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
       `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events) VALUES ($1, $2, 'w', 'https://93.184.215.14/', 'json', '2026-08-20', true, '{transaction}')`,
       [webhookId, merchantId],
     );
-    const { deliveryId } = await seedDeliveryRow(db, { id: webhookId, merchantId, url: 'https://93.184.215.14/' });
-    // 2,000 attempts over a few seconds, many sharing a microsecond timestamp.
+    const { deliveryId } = await seedDeliveryRow(
+      db,
+      { id: webhookId, merchantId, url: 'https://93.184.215.14/' },
+      base,
+    );
+    const deliveryIds = [deliveryId, ...Array.from({ length: 199 }, () => uuidV7At(base.getTime()))];
+    // 2,000 attempts of 200 deliveries over a few seconds, many sharing a microsecond timestamp.
     await db.query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, created_at)
-       SELECT gen_random_uuid(), $1, $2, 1, 'transaction', gen_random_uuid(), '{"url":"u","contentType":"json","version":"v","psp":null,"type":null,"uuid":"x"}',
-              CASE WHEN i % 3 = 0 THEN 500 ELSE 200 END, 10, timestamptz '2026-11-22 10:00:00+00' + make_interval(secs => (i / 4) * 0.000137)
+       SELECT gen_random_uuid(), ($1::uuid[])[1 + i % 200], $2, 1 + i / 200, 'transaction', gen_random_uuid(), '{"url":"u","contentType":"json","version":"v","psp":null,"type":null,"uuid":"x"}',
+              CASE WHEN i % 3 = 0 THEN 500 ELSE 200 END, 10, $3::timestamptz + make_interval(secs => (i / 4) * 0.000137)
          FROM generate_series(1, 2000) AS i`,
-      [deliveryId, webhookId],
+      [deliveryIds, webhookId, base],
     );
     await db.query('ANALYZE webhook_log');
   });
@@ -39,7 +46,7 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
 
   it('walks every entry exactly once, newest first, through pages of any size', async () => {
     for (const limit of [1, 7, 100]) {
-      const seen: WebhookLogEntity[] = [];
+      const seen: LoggedAttempt[] = [];
       let after;
       for (;;) {
         const page = await logs.page(webhookId, { limit, after });
@@ -49,6 +56,13 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
         if (limit === 1 && seen.length >= 300) break; // enough to prove the point at page size 1
       }
       if (limit !== 1) expect(seen).toHaveLength(2000);
+      // Each entry's place among its delivery's entries, oldest first: 1 to 10 for each of the 200 deliveries.
+      if (limit !== 1) {
+        const places = new Map<string, number[]>();
+        for (const row of [...seen].reverse())
+          places.set(row.deliveryId, [...(places.get(row.deliveryId) ?? []), row.ordinal]);
+        expect(new Set([...places.values()].map((list) => list.join(',')))).toEqual(new Set(['1,2,3,4,5,6,7,8,9,10']));
+      }
       expect(new Set(seen.map((row) => row.id)).size).toBe(seen.length);
       for (let i = 1; i < seen.length; i += 1)
         expect(seen[i - 1].createdAt.getTime()).toBeGreaterThanOrEqual(seen[i].createdAt.getTime());
@@ -67,22 +81,47 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
     expect(failures.every((row) => row.status === 500)).toBe(true);
   });
 
-  it('reads a deep page through the (webhook_id, created_at, id) index, not by counting past earlier rows', async () => {
-    const deep = (
-      await db.query(
-        `SELECT created_at::text AS t, id FROM webhook_log WHERE webhook_id = $1 ORDER BY created_at, id LIMIT 1 OFFSET 20`,
-        [webhookId],
-      )
-    )[0];
-    const plan: Array<{ 'QUERY PLAN': string }> = await db.query(
-      `EXPLAIN SELECT * FROM webhook_log WHERE webhook_id = $1 AND (created_at, id) < ($2::timestamptz, $3::uuid) ORDER BY created_at DESC, id DESC LIMIT 21`,
-      [webhookId, deep.t, deep.id],
+  it('reads a deep page through the (webhook_id, created_at, id) index of the days it needs, not by counting past earlier rows', async () => {
+    const [deep] = await db.query(
+      `SELECT created_at::text AS "createdAt", id FROM webhook_log WHERE webhook_id = $1 ORDER BY created_at, id LIMIT 1 OFFSET 1000`,
+      [webhookId],
     );
-    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
-    expect(text).toContain('webhook_log_webhook_idx');
-    // The cursor bounds the index scan itself (an Index Cond, not a Filter over earlier rows). Whether PostgreSQL
-    // then walks the index backwards or sorts the ~20 rows it found depends on its statistics: both are cheap.
-    expect(text).toMatch(/Index Cond: \(\(webhook_id = .*\) AND \(ROW\(created_at, id\) < ROW\(/);
-    expect(text).not.toMatch(/Filter:/);
+    const explain = async (days: { from: Date } | { before: Date }) => {
+      const [sql, parameters] = logs
+        .pageQuery(webhookId, { limit: 20, after: deep }, days)
+        .limit(21)
+        .getQueryAndParameters();
+      const plan: Array<{ 'QUERY PLAN': string }> = await db.query(
+        `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${sql}`,
+        parameters,
+      );
+      return plan.map((row) => row['QUERY PLAN']).join('\n');
+    };
+    const day = (time: number) => new Date(time).toISOString().slice(0, 10).replaceAll('-', '');
+    const cursorDay = day(base.getTime());
+    const windowStart = new Date(base.getTime() - 2 * 86_400_000);
+    // First the two days before the cursor: only their partitions are planned, and the cursor's day fills the page.
+    const recent = await explain({ from: windowStart });
+    expect(recent).not.toMatch(/Seq Scan|Sort/);
+    const scans = [
+      ...recent.matchAll(
+        /Index Scan using webhook_log_p(\d{8})_webhook_id_created_at_id_idx on \S+ \S+( \(never executed\))?/g,
+      ),
+    ];
+    expect(scans.map(([, scanned]) => scanned).sort()).toEqual(
+      [day(windowStart.getTime()), day(windowStart.getTime() + 86_400_000), cursorDay].sort(),
+    );
+    for (const [, scanned, never] of scans)
+      expect({ scanned, read: !never }).toEqual({ scanned, read: scanned === cursorDay });
+    // The cursor bounds the index scan itself (an Index Cond, not a Filter over earlier rows).
+    expect(recent).toMatch(
+      /Index Cond: \(\(webhook_id = .*\) AND \(created_at <= .*\) AND \(created_at >= .*\) AND \(ROW\(created_at, id\) < ROW\(/,
+    );
+    // Older days only when those did not fill it: none of the window's. (Here they are empty, so PostgreSQL may
+    // rightly scan them whole.)
+    const older = await explain({ before: windowStart });
+    expect(
+      [...older.matchAll(/on webhook_log_p(\d{8}) /g)].every(([, scanned]) => scanned <= day(windowStart.getTime())),
+    ).toBe(true);
   });
 });

@@ -32,6 +32,7 @@ export class WebhookOptionsController {
         repeats: this.config.retryDelaysMs.length,
         withinMs: this.config.retryDelaysMs.reduce((sum, ms) => sum + ms, 0),
       },
+      logRetentionMs: this.config.logRetentionMs,
     };
   }
 }

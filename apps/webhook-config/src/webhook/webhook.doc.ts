@@ -56,4 +56,10 @@ export class WebhookOptionsDoc {
   @ApiProperty({ enum: WEBHOOK_CONTENT_TYPES, isArray: true }) contentTypes!: string[];
   @ApiProperty({ description: 'How long a rotated-out secret keeps signing.' }) rotationGraceHours!: number;
   @ApiProperty({ type: RetryOptionsDoc }) retry!: RetryOptionsDoc;
+  @ApiProperty({
+    description:
+      'How long deliveries and their log entries are kept (WEBHOOK_LOG_RETENTION, ms): older ones are removed, a ' +
+      'day at a time, and cannot be resent.',
+  })
+  logRetentionMs!: number;
 }

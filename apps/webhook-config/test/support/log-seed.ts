@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { uuidV7At } from '#testing';
 import type { DataSource } from 'typeorm';
 
-/** Writes a delivery and its attempts the way the dispatcher does (webhook_delivery + webhook_log rows). */
+/**
+ * 10:00 UTC `days` days ago, in ms: a time for seeded attempts. The log keeps day partitions for the last 31 days
+ * (and WEBHOOK_LOG_RETENTION): a fixed date would fall out of them as the calendar moves on.
+ */
+export const tenOClockDaysAgo = (days: number): number =>
+  Math.floor(Date.now() / 86_400_000) * 86_400_000 - days * 86_400_000 + 10 * 3_600_000;
+
+/**
+ * Writes a delivery and its attempts the way the dispatcher does (webhook_delivery + webhook_log rows, with
+ * version-7 ids of their times). The delivery is created `deliveryCreatedAt` (default: with its first attempt).
+ */
 export async function seedDelivery(
   db: DataSource,
   webhook: { id: string; merchantId: string; url: string },
@@ -16,11 +27,14 @@ export async function seedDelivery(
     attempt?: number;
     manual?: boolean;
   }>,
+  deliveryCreatedAt?: Date,
 ): Promise<{ deliveryId: string; eventId: string; logIds: string[] }> {
-  const { deliveryId, eventId, uuid } = await seedDeliveryRow(db, webhook);
+  const first = Math.min(...attempts.map((attempt) => attempt.createdAt.getTime()));
+  const createdAt = deliveryCreatedAt ?? (attempts.length > 0 ? new Date(first) : undefined);
+  const { deliveryId, eventId, uuid } = await seedDeliveryRow(db, webhook, createdAt);
   const logIds: string[] = [];
   for (const [index, attempt] of attempts.entries()) {
-    const id = randomUUID();
+    const id = uuidV7At(attempt.createdAt.getTime());
     logIds.push(id);
     await db.query(
       `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
@@ -52,17 +66,18 @@ export async function seedDelivery(
   return { deliveryId, eventId, logIds };
 }
 
-/** Writes a delivery of a transaction event the way the dispatcher does, without attempts. */
+/** Writes a delivery of a transaction event the way the dispatcher does, without attempts, created `createdAt`. */
 export async function seedDeliveryRow(
   db: DataSource,
   webhook: { id: string; merchantId: string; url: string },
+  createdAt: Date = new Date(),
 ): Promise<{ deliveryId: string; eventId: string; uuid: string }> {
-  const deliveryId = randomUUID();
-  const eventId = randomUUID();
+  const deliveryId = uuidV7At(createdAt.getTime());
+  const eventId = uuidV7At(createdAt.getTime());
   const uuid = randomUUID();
   await db.query(
-    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body)
-     VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7)`,
+    `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body, created_at)
+     VALUES ($1, $2, $3, $4, 'transaction', $5, $6, 'json', '2026-08-20', true, $7, $8)`,
     [
       deliveryId,
       webhook.id,
@@ -71,6 +86,7 @@ export async function seedDeliveryRow(
       JSON.stringify({ psp: 'Payrexx Direct', type: 'e-commerce', uuid }),
       webhook.url,
       Buffer.from('{"transaction":{}}'),
+      createdAt,
     ],
   );
   return { deliveryId, eventId, uuid };

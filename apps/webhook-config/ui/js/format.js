@@ -56,6 +56,15 @@ export function retrySchedule(retry) {
 }
 
 /**
+ * "30 days": how long the log is kept (WEBHOOK_LOG_RETENTION), in days when whole days, otherwise in hours.
+ * @param {number} ms
+ */
+export function retentionText(ms) {
+  const days = ms / 86_400_000;
+  return Number.isInteger(days) ? plural(days, 'day') : plural(Math.round(ms / 3_600_000), 'hour');
+}
+
+/**
  * @param {number} n
  * @param {string} word
  */

@@ -445,6 +445,8 @@ export interface components {
       /** @description How long a rotated-out secret keeps signing. */
       rotationGraceHours: number;
       retry: components['schemas']['RetryOptionsDoc'];
+      /** @description How long deliveries and their log entries are kept (WEBHOOK_LOG_RETENTION, ms): older ones are removed, a day at a time, and cannot be resent. */
+      logRetentionMs: number;
     };
     SenderAddressesView: {
       /**
@@ -1461,6 +1463,15 @@ export interface operations {
       };
       /** @description The delivery was attempted 50 times already (`urn:problem:resend-limit`). */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The delivery is older than the log retention and no longer kept (`urn:problem:delivery-expired`). */
+      410: {
         headers: {
           [name: string]: unknown;
         };

@@ -40,3 +40,16 @@ describe('loadWebhookDispatcherConfig: WEBHOOK_EGRESS_PROXY', () => {
     }
   });
 });
+
+describe('loadWebhookDispatcherConfig: WEBHOOK_LOG_RETENTION', () => {
+  it('keeps deliveries and their log 30 days by default, or as long as set', () => {
+    expect(load({}).logRetentionMs).toBe(30 * 86_400_000);
+    expect(load({ WEBHOOK_LOG_RETENTION: '14d' }).logRetentionMs).toBe(14 * 86_400_000);
+  });
+
+  it('refuses to start with a retention a repeat could outlive (not longer than WEBHOOK_RETRY_DELAYS in all)', () => {
+    expect(() => load({ WEBHOOK_LOG_RETENTION: '5d' })).toThrow(/WEBHOOK_LOG_RETENTION must exceed the retry schedule/);
+    expect(() => load({ WEBHOOK_LOG_RETENTION: '3d', WEBHOOK_RETRY_DELAYS: '1d,1d,1d' })).toThrow(ConfigError);
+    expect(load({ WEBHOOK_LOG_RETENTION: '4d', WEBHOOK_RETRY_DELAYS: '1d,1d,1d' }).logRetentionMs).toBe(4 * 86_400_000);
+  });
+});

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { BaseConfig, readBaseConfig, readRetryDelays } from '#platform';
+import { BaseConfig, readBaseConfig, readLogRetention, readRetryDelays } from '#platform';
 
 /** Development only: the same fixed key webhook-config uses in development. */
 export const DEV_SECRET_ENCRYPTION_KEY = Buffer.alloc(32, 'dev-only-key').toString('base64');
@@ -25,6 +25,11 @@ export class WebhookDispatcherConfig {
      */
     readonly consumerPriority: number,
     /**
+     * WEBHOOK_LOG_RETENTION: deliveries and log entries older than this are removed, a whole day's partition at a
+     * time (PartitionMaintenance). Longer than the retry schedule's span.
+     */
+    readonly logRetentionMs: number,
+    /**
      * WEBHOOK_EGRESS_PROXY: deliveries leave through this forward proxy (http://host:port, perhaps with user info
      * for Proxy-Authorization — never log it whole); undefined: straight from this process.
      */
@@ -42,17 +47,19 @@ export class WebhookDispatcherConfig {
 
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDispatcherConfig {
   const { reader, base } = readBaseConfig(env);
+  const retryDelaysMs = readRetryDelays(reader);
   const config = new WebhookDispatcherConfig(
     base,
     reader.port('WEBHOOK_DISPATCHER_PORT', 3002),
     reader.base64Key('SECRET_ENCRYPTION_KEY', 32, { devDefault: DEV_SECRET_ENCRYPTION_KEY }),
     reader.duration('WEBHOOK_TIMEOUT_MS', { default: 20_000, min: 1, max: 600_000 }),
-    readRetryDelays(reader),
+    retryDelaysMs,
     reader.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     reader.int('DISPATCHER_CONCURRENCY', { default: 500, min: 1, max: 5_000 }),
     reader.int('DISPATCHER_SLOW_LANE_CONCURRENCY', { default: 2_000, min: 8, max: 50_000 }),
     // Unset: a random one, so that of several processes one takes the load first.
     reader.int('DISPATCHER_CONSUMER_PRIORITY', { default: randomInt(1, 1_001), min: 0, max: 1_000 }),
+    readLogRetention(reader, retryDelaysMs),
     reader.forwardProxy('WEBHOOK_EGRESS_PROXY'),
   );
   reader.done();

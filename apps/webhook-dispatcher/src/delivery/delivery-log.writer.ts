@@ -1,7 +1,8 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { isForeignKeyViolation, isTransientDatabaseError, type WebhookLogRequest } from '#persistence';
+import { createdAtRangeOf, logOfDeliveryRange } from '#domain';
+import { isTransientDatabaseError, type WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
 
@@ -53,19 +54,23 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   }
 
   /**
-   * Whether this attempt of the delivery was logged (a delivery deleted with its webhook counts as logged), among the
-   * automatic or among the manual attempts: a resend takes the next number, which a repeat still waiting may carry
-   * too, and neither's entry stands for the other. `unsure` when the check had to wait out a database outage: the
+   * Whether this attempt of the delivery was logged (a delivery deleted with its webhook, or removed after
+   * WEBHOOK_LOG_RETENTION, counts as logged), among the automatic or among the manual attempts: a resend takes the
+   * next number, which a repeat still waiting may carry too, and neither's entry stands for the other. `unsure` when the check had to wait out a database outage: the
    * attempt's own log write (perhaps in another process) may still be waiting to be retried.
    */
   async attemptLogged(deliveryId: string, attempt: number, manual: boolean): Promise<'yes' | 'no' | 'unsure'> {
+    // Bounded to the partitions the delivery and its log can be in (libs/domain delivery-time.ts).
+    const delivery = createdAtRangeOf(deliveryId);
+    const log = logOfDeliveryRange(deliveryId);
     const { result: rows, waited } = await this.retry.runNoting<unknown[]>(() =>
       this.db.query(
         `SELECT 1 FROM webhook_delivery d
-          WHERE d.id = $1
+          WHERE d.id = $1 AND d.created_at BETWEEN $4 AND $5
             AND NOT EXISTS (SELECT 1 FROM webhook_log l
-                             WHERE l.delivery_id = d.id AND l.attempt = $2 AND l.manual = $3)`,
-        [deliveryId, attempt, manual],
+                             WHERE l.delivery_id = d.id AND l.attempt = $2 AND l.manual = $3
+                               AND l.created_at BETWEEN $6 AND $7)`,
+        [deliveryId, attempt, manual, delivery.from, delivery.to, log.from, log.to],
       ),
     );
     if (rows.length === 0) return 'yes';
@@ -74,10 +79,9 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
 
   /**
    * One statement per batch. If it fails for a reason of one row's own, the rows are written one by one, so that
-   * row fails alone and the others' attempts are not made again. A row whose delivery is gone (its webhook was
-   * deleted while the attempt ran, and the delivery with it) fails the foreign key, and is then skipped: there is
-   * no log left to write it to. (Checking that in the statement would cost every row a lookup the foreign key
-   * makes anyway.)
+   * row fails alone and the others' attempts are not made again. No row looks its delivery up (the log has no
+   * foreign key to it: the two are partitioned by day each): the entry of an attempt whose webhook was deleted while
+   * it ran is written after the webhook's log was deleted, where nobody reads it, and goes with its day.
    */
   private async insert(records: AttemptRecord[]): Promise<Outcome[]> {
     try {
@@ -86,12 +90,12 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
     } catch (error) {
       // The database is away: every row waits for it (DatabaseRetry in `write`).
       if (isTransientDatabaseError(error)) return records.map(() => error as Error);
-      if (records.length === 1) return [isForeignKeyViolation(error) ? undefined : (error as Error)];
+      if (records.length === 1) return [error as Error];
       return Promise.all(
         records.map((record) =>
           this.insertRows([record]).then(
             () => undefined,
-            (rowError: Error) => (isForeignKeyViolation(rowError) ? undefined : rowError),
+            (rowError: Error) => rowError,
           ),
         ),
       );
@@ -110,7 +114,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
          AS r(id uuid, "deliveryId" uuid, "webhookId" uuid, attempt int, "eventType" text, "eventId" uuid,
               request jsonb, status int, "durationMs" int, error text, "responseExcerpt" text,
               "createdAt" timestamptz, "nextAttemptAt" timestamptz, manual boolean)
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT (id, created_at) DO NOTHING`,
       [JSON.stringify(records)],
     );
   }

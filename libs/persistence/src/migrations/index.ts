@@ -10,6 +10,7 @@ import { WebhookDeliveryManualAttempts1763800900000 } from './1763800900000-webh
 import { TransactionUpdatedPageIndex1763801000000 } from './1763801000000-transaction-updated-page-index.js';
 import { AppSchemasAndRoles1763801500000 } from './1763801500000-app-schemas-and-roles.js';
 import { OutboxEventTraceparent1763801600000 } from './1763801600000-outbox-event-traceparent.js';
+import { DeliveryPartitions1763801700000 } from './1763801700000-delivery-partitions.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   TransactionUpdatedPageIndex1763801000000,
   AppSchemasAndRoles1763801500000,
   OutboxEventTraceparent1763801600000,
+  DeliveryPartitions1763801700000,
 ];

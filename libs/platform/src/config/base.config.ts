@@ -14,6 +14,34 @@ export const DEFAULT_WEBHOOK_RETRY_DELAYS = '1m,15m,1h,2h,4h,24h,24h,24h,24h,24h
 /** Reads WEBHOOK_RETRY_DELAYS (1 to 10 durations) in milliseconds. */
 export const readRetryDelays = (reader: EnvReader): number[] =>
   reader.durations('WEBHOOK_RETRY_DELAYS', { default: DEFAULT_WEBHOOK_RETRY_DELAYS, minCount: 1, maxCount: 10 });
+
+const DAY_MS = 86_400_000;
+
+/** How long deliveries and their log are kept by default (WEBHOOK_LOG_RETENTION). */
+export const DEFAULT_WEBHOOK_LOG_RETENTION_MS = 30 * DAY_MS;
+
+/**
+ * Reads WEBHOOK_LOG_RETENTION (a duration: `30d`, `720h`, …): deliveries and log entries older than this are removed,
+ * a whole day at a time. It must exceed the retry schedule's span (`retryDelaysMs` added up), so that no repeat ever
+ * finds its delivery removed. The dispatcher removes them; webhook-config tells merchants how long the log is kept.
+ */
+export function readLogRetention(reader: EnvReader, retryDelaysMs: readonly number[]): number {
+  const retention = reader.duration('WEBHOOK_LOG_RETENTION', {
+    default: DEFAULT_WEBHOOK_LOG_RETENTION_MS,
+    min: 1,
+    max: 3_650 * DAY_MS,
+  });
+  const span = retryDelaysMs.reduce((sum, ms) => sum + ms, 0);
+  if (retention <= span) {
+    reader.refuse(
+      'WEBHOOK_LOG_RETENTION',
+      `must exceed the retry schedule's span (WEBHOOK_RETRY_DELAYS add up to ${span} ms), ` +
+        'or a repeat could find its delivery removed',
+    );
+  }
+  return retention;
+}
+
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
 /** Settings every app shares, from the environment (README, Configuration). */

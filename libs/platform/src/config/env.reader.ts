@@ -11,11 +11,11 @@ export class ConfigError extends Error {
   }
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Parses `1m`, `15m`, `1h`, `500ms`, `20s` into milliseconds; undefined when malformed. */
+/** Parses `1m`, `15m`, `1h`, `500ms`, `20s`, `30d` into milliseconds; undefined when malformed. */
 function parseDuration(text: string): number | undefined {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(text.trim());
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
   if (!match) return undefined;
   return Number(match[1]) * DURATION_UNITS[match[2]];
 }
@@ -87,6 +87,29 @@ export class EnvReader {
     return value;
   }
 
+  /**
+   * One URL, or several comma-separated (e.g. the nodes of one cluster), each checked as {@link url} checks one. They
+   * must name the same path (for AMQP the vhost, for a database its name): one service, reached at several addresses.
+   */
+  urls(name: string, protocols: readonly string[], opts: { default?: string } = {}): string[] {
+    const text = this.string(name, opts);
+    if (!text) return [];
+    const entries = text.split(',').map((entry) => entry.trim());
+    const reason = `must be a URL with scheme ${protocols.join(' or ')}, or several of them comma-separated`;
+    if (entries.some((entry) => !entry)) return this.fail(name, reason, []);
+    const parsed = entries.map((entry) => URL.parse(entry));
+    if (parsed.some((url) => !url || !protocols.includes(url.protocol))) return this.fail(name, reason, []);
+    if (new Set(parsed.map((url) => url!.pathname)).size > 1) {
+      return this.fail(name, 'must list URLs of one service: every URL with the same path (vhost or database)', []);
+    }
+    if (
+      parsed.some((url) => url!.password && this.placeholder(`${name}'s password`, decodeURIComponent(url!.password)))
+    ) {
+      return [];
+    }
+    return entries;
+  }
+
   int(name: string, opts: { default: number; min?: number; max?: number }): number {
     const text = this.raw(name);
     if (text === undefined) return opts.default;
@@ -123,7 +146,11 @@ export class EnvReader {
     const parts = text.split(',').map((p) => p.trim());
     const values = parts.map(parseDuration);
     if (values.some((v) => v === undefined || v <= 0)) {
-      return this.fail(name, 'must be a comma-separated list of durations such as 1m,15m,1h (units ms, s, m, h)', []);
+      return this.fail(
+        name,
+        'must be a comma-separated list of durations such as 1m,15m,1h (units ms, s, m, h, d)',
+        [],
+      );
     }
     if ((opts.minCount && values.length < opts.minCount) || (opts.maxCount && values.length > opts.maxCount)) {
       return this.fail(name, `must list between ${opts.minCount ?? 1} and ${opts.maxCount ?? '∞'} durations`, []);
@@ -145,7 +172,7 @@ export class EnvReader {
         .join(' and ');
       return this.fail(
         name,
-        `must be a duration in milliseconds (or with a unit ms, s, m, h)${bounds ? ` of ${bounds}` : ''}`,
+        `must be a duration in milliseconds (or with a unit ms, s, m, h, d)${bounds ? ` of ${bounds}` : ''}`,
         opts.default,
       );
     }
@@ -231,6 +258,14 @@ export class EnvReader {
       return this.fail(name, reason, undefined);
     }
     return text;
+  }
+
+  /**
+   * Records a problem of a value that is valid alone but not with another (e.g. a retention shorter than a schedule it
+   * must outlast); the message names the variable and must not quote a secret's value.
+   */
+  refuse(name: string, reason: string): void {
+    this.problems.push(`${name} ${reason}`);
   }
 
   /** Throws a ConfigError listing every problem found so far. */

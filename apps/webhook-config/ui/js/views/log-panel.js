@@ -1,7 +1,7 @@
 // @ts-check
 import { api } from '../api.js';
 import { h, render, toast } from '../dom.js';
-import { formatDateTime, formatDuration, statusBadge } from '../format.js';
+import { formatDateTime, formatDuration, retentionText, statusBadge } from '../format.js';
 import { explainStatus, senderAddressAdvice } from '../status-explanation.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
@@ -27,8 +27,9 @@ function loadSenderAddresses() {
 /**
  * The delivery log: one row per attempt, newest first, each status explained; resend per row.
  * @param {Schemas['WebhookDoc']} webhook
+ * @param {{ retentionMs?: number }} [settings] `retentionMs`: how long the log is kept (unknown from an older server)
  */
-export function logPanel(webhook) {
+export function logPanel(webhook, { retentionMs } = {}) {
   /** @type {Outcome | undefined} the "Show" filter; undefined: all attempts */
   let outcome;
   /** @type {LogEntry[]} */
@@ -318,6 +319,13 @@ export function logPanel(webhook) {
         refreshButton,
       ),
     ),
+    retentionMs
+      ? h(
+          'p',
+          { class: 'muted small', id: 'log-retention' },
+          `Attempts are kept for ${retentionText(retentionMs)}; older ones are removed and can no longer be resent.`,
+        )
+      : null,
     body,
   );
   return { element: section, reload, sendAndWatch };

@@ -18,7 +18,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
     api.options(),
   ]);
   const integration = integrations.find((item) => item.id === webhook.integrationId);
-  const log = logPanel(webhook);
+  const log = logPanel(webhook, { retentionMs: options.logRetentionMs });
 
   const testButton = h('button', { type: 'button', class: 'button', onclick: () => sendTest() }, 'Send test');
   async function sendTest() {

@@ -27,7 +27,13 @@ export function jestConfig(projectDir, overrides = {}) {
       '^#(domain|platform|messaging|persistence|testing)$': `${root}libs/$1/src/index.ts`,
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
-    testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/**/*.medium-spec.ts', '<rootDir>/**/*.e2e-spec.ts'],
+    // *.cluster-spec.ts: tests on a RabbitMQ cluster started for them (minutes; `-- cluster-spec` runs only those).
+    testMatch: [
+      '<rootDir>/**/*.spec.ts',
+      '<rootDir>/**/*.medium-spec.ts',
+      '<rootDir>/**/*.e2e-spec.ts',
+      '<rootDir>/**/*.cluster-spec.ts',
+    ],
     testPathIgnorePatterns: ['/node_modules/', '/dist/'],
     testTimeout: 30_000,
     ...overrides,

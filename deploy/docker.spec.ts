@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import { parse } from 'yaml';
+import { splitAmqpUrls } from '#messaging';
 import { APP_NODE_FLAGS } from '../scripts/node-flags.js';
 import { numericUser, parseDockerfile, readDockerfile } from './dockerfile.reader.js';
 
@@ -47,6 +48,9 @@ describe('Dockerfile', () => {
 });
 
 interface ComposeService {
+  image?: string;
+  hostname?: string;
+  volumes?: string[];
   command?: string[];
   environment?: Record<string, string>;
   ports?: string[];
@@ -82,6 +86,81 @@ describe('docker-compose.yml', () => {
   it('publishes the management UI on this machine only', () => {
     expect(services.rabbitmq.ports).toEqual(['127.0.0.1:15672:15672']);
     expect(services.postgres.ports).toBeUndefined();
+  });
+
+  it('gives the broker every shipped RabbitMQ setting (deploy/rabbitmq/*.conf)', () => {
+    expect(services.rabbitmq.volumes).toEqual(expect.arrayContaining(SHIPPED_BROKER_SETTINGS.map(settingsMount)));
+  });
+});
+
+/** deploy/rabbitmq/*.conf: what every broker of the platform runs with. */
+const SHIPPED_BROKER_SETTINGS = readdirSync(new URL('deploy/rabbitmq/', root))
+  .filter((file) => file.endsWith('.conf'))
+  .sort();
+const settingsMount = (file: string) => `./deploy/rabbitmq/${file}:/etc/rabbitmq/conf.d/${file}:ro`;
+
+describe('docker-compose.cluster.yml (RabbitMQ as a cluster of three nodes)', () => {
+  const merged = parse(
+    // Compose merges the files; here the cluster file's services over the base file's, as far as the rules need.
+    read('docker-compose.cluster.yml'),
+    { merge: true },
+  ) as { services: Record<string, ComposeService & { depends_on?: Record<string, unknown> }> };
+  const { services } = merged;
+  const NODES = ['rabbitmq', 'rabbitmq-2', 'rabbitmq-3'];
+  const peerDiscovery = read('deploy/rabbitmq/compose-cluster/40-peer-discovery.conf');
+
+  it('runs three nodes, each with every shipped setting, the peer discovery file and a data volume of its own', () => {
+    const data = new Set<string>();
+    for (const node of NODES) {
+      expect(services[node].hostname).toBe(node);
+      expect(services[node].volumes).toEqual(
+        expect.arrayContaining([
+          ...SHIPPED_BROKER_SETTINGS.map(settingsMount),
+          './deploy/rabbitmq/compose-cluster/40-peer-discovery.conf:/etc/rabbitmq/conf.d/40-peer-discovery.conf:ro',
+        ]),
+      );
+      data.add(services[node].volumes!.find((volume) => volume.endsWith(':/var/lib/rabbitmq'))!);
+    }
+    expect(data.size).toBe(3);
+    expect(services['rabbitmq-2'].image).toBe(compose('docker-compose.yml').services.rabbitmq.image);
+  });
+
+  it('lets the nodes find each other: one cookie, and each node named in the peer discovery file', () => {
+    const cookies = new Set(NODES.map((node) => services[node].environment?.RABBITMQ_ERLANG_COOKIE));
+    expect(cookies.size).toBe(1);
+    expect([...cookies][0]).toBeTruthy();
+    const listed = [...peerDiscovery.matchAll(/^cluster_formation\.classic_config\.nodes\.\d+ = rabbit@(\S+)$/gm)];
+    expect(listed.map((match) => match[1]).sort()).toEqual(NODES);
+    expect(peerDiscovery).toMatch(/^cluster_formation\.peer_discovery_backend = classic_config$/m);
+  });
+
+  it("points every app's AMQP_URL at the three nodes (one vhost) and starts it once they are healthy", () => {
+    for (const app of Object.keys(APPS)) {
+      const urls = splitAmqpUrls(services[app].environment!.AMQP_URL).map((url) => new URL(url));
+      expect(urls.map((url) => url.hostname).sort()).toEqual(NODES);
+      expect(new Set(urls.map((url) => url.pathname)).size).toBe(1);
+      expect(Object.keys(services[app].depends_on ?? {})).toEqual(expect.arrayContaining(['rabbitmq-2', 'rabbitmq-3']));
+    }
+  });
+});
+
+describe('kubernetes/optional/rabbitmq-cluster.yaml (the RabbitMQ cluster operator)', () => {
+  const cluster = parse(read('deploy/kubernetes/optional/rabbitmq-cluster.yaml')) as {
+    kind: string;
+    spec: { replicas: number; rabbitmq: { additionalConfig: string } };
+  };
+  const settings = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'));
+
+  it('runs three nodes with exactly the shipped settings', () => {
+    expect(cluster.kind).toBe('RabbitmqCluster');
+    expect(cluster.spec.replicas).toBe(3);
+    expect(settings(cluster.spec.rabbitmq.additionalConfig).sort()).toEqual(
+      SHIPPED_BROKER_SETTINGS.flatMap((file) => settings(read(`deploy/rabbitmq/${file}`))).sort(),
+    );
   });
 });
 

@@ -93,6 +93,11 @@ function serve(url: string, settings: WebhookBodySettings): void {
   servedAt.set(key, same ? settings : undefined);
 }
 
+/** Tells the receivers which webhook is served at `url` when the test created it elsewhere (webhook-config's API). */
+export function servesWebhook(url: string, settings: WebhookBodySettings): void {
+  serve(url, settings);
+}
+
 /** The settings of the webhook the tests serve at `url`; undefined when none (or several that differ). */
 export function webhookServedAt(url: string): WebhookBodySettings | undefined {
   return servedAt.get(new URL(url).href);

@@ -3,7 +3,8 @@ import { Logger } from '@nestjs/common';
 import { rabbitmqctl, testEnv, waitFor } from '#testing';
 import amqplib from 'amqplib';
 import { AmqpClient } from './amqp.client.js';
-import { EXCHANGES, QUEUES, retryQueueName, ROUTING_KEYS } from './topology.js';
+import { amqpNodeLabel } from './amqp-urls.js';
+import { declareTopology, EXCHANGES, QUEUES, retryQueueName, ROUTING_KEYS } from './topology.js';
 
 const topology = { retryDelaysMs: [200, 60_000] };
 
@@ -99,6 +100,56 @@ describe('AmqpClient against a real RabbitMQ', () => {
     expect(seen).toEqual(['once-requeued', 'once-requeued']);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(seen).toHaveLength(2);
+  });
+
+  it('a message whose handler throws comes back after a growing pause, not at once: a passing failure does not park it', async () => {
+    const amqp = client();
+    await amqp.waitForConnect();
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const seenAt: number[] = [];
+    await amqp.consume(
+      QUEUES.dispatcherEvents,
+      async () => {
+        seenAt.push(Date.now());
+        // Fails as a fan-out does while a queue's leader moves (the broker nacks its publish), three times.
+        if (seenAt.length <= 3) throw new Error('message nacked');
+        return 'ack';
+      },
+      { prefetch: 10 },
+    );
+    await amqp.publish(EXCHANGES.events, 'transaction.created', Buffer.from('{"n":1}'));
+    await waitFor(() => seenAt.length >= 4, { timeoutMs: 10_000, what: 'the fourth delivery' });
+    const gaps = seenAt.slice(1).map((at, i) => at - seenAt[i]);
+    // 250, 500 and 1,000 ms (a little less than each is the timer's and the broker's slack).
+    expect(gaps[0]).toBeGreaterThanOrEqual(230);
+    expect(gaps[1]).toBeGreaterThanOrEqual(480);
+    expect(gaps[2]).toBeGreaterThanOrEqual(980);
+    expect(await drain(QUEUES.parkedEvents)).toEqual([]);
+    logged.mockRestore();
+  });
+
+  it('stopping gives a held message back at once', async () => {
+    const amqp = client();
+    await amqp.waitForConnect();
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    let failed = false;
+    await amqp.consume(
+      QUEUES.dispatcherEvents,
+      async () => {
+        failed = true;
+        throw new Error('database unavailable');
+      },
+      { prefetch: 10 },
+    );
+    await amqp.publish(EXCHANGES.events, 'transaction.created', Buffer.from('{"n":2}'));
+    await waitFor(() => failed, { what: 'the failing delivery' });
+    const started = Date.now();
+    await amqp.stopConsuming(10_000);
+    expect(Date.now() - started).toBeLessThan(200);
+    await waitFor(async () => (await getOne(QUEUES.dispatcherEvents))?.content.toString() === '{"n":2}', {
+      what: 'the message back in its queue',
+    });
+    logged.mockRestore();
   });
 
   it('settles every message handled out of order exactly once: nothing is redelivered after the consumer closes', async () => {
@@ -279,4 +330,91 @@ describe('AmqpClient against a real RabbitMQ', () => {
     await waitFor(() => seen.has('during') && seen.has('after'), { timeoutMs: 30_000, what: 'messages after restart' });
     expect([...seen].sort()).toEqual(['after', 'before', 'during']);
   }, 90_000);
+});
+
+/** The arguments RabbitMQ holds for each queue of a vhost, by queue name. */
+async function queueArguments(vhost: string): Promise<Record<string, Record<string, unknown>>> {
+  const rows = JSON.parse(
+    await rabbitmqctl('list_queues', '-q', '-p', vhost, '--formatter', 'json', 'name', 'arguments'),
+  ) as { name: string; arguments: [name: string, type: string, value: unknown][] }[];
+  // Each argument comes as [name, AMQP type, value].
+  return Object.fromEntries(
+    rows.map((row) => [row.name, Object.fromEntries(row.arguments.map(([name, , value]) => [name, value]))]),
+  );
+}
+
+describe('AmqpClient with several nodes listed (AMQP_URL of a cluster)', () => {
+  const vhostOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
+
+  it('connects through whichever listed node answers, and reports the node it uses and how each other one looks', async () => {
+    const closed = 'amqp://guest:guest@127.0.0.1:1'; // nothing listens on port 1
+    // The client starts at a random node of the list: here the first, the one that does not answer.
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const amqp = new AmqpClient({ url: [closed, testEnv().amqpUrl], name: 'test-nodes', topology });
+    random.mockRestore();
+    try {
+      await amqp.waitForConnect();
+      const live = amqpNodeLabel(testEnv().amqpUrl);
+      expect(amqp.connectedNode()).toBe(live);
+      expect(warn.mock.calls.map(([message]) => String(message))).toContainEqual(
+        expect.stringMatching(/^cannot reach RabbitMQ at 127\.0\.0\.1:1: .*; trying the next node$/),
+      );
+      expect(await amqp.nodeStates(1_000)).toEqual({ '127.0.0.1:1': 'down', [live]: 'connected' });
+      await amqp.publish(EXCHANGES.events, 'transaction.created', Buffer.from('{"via":"the live node"}'));
+      expect(await drain(QUEUES.dispatcherEvents)).toEqual(['{"via":"the live node"}']);
+    } finally {
+      await amqp.close();
+      warn.mockRestore();
+    }
+    expect(amqp.connectedNode()).toBeUndefined();
+  });
+
+  it('declares every durable queue with three replicas (x-quorum-initial-group-size)', async () => {
+    const amqp = new AmqpClient({ url: testEnv().amqpUrl, name: 'test-group-size', topology });
+    try {
+      await amqp.waitForConnect();
+      const declared = await queueArguments(vhostOf(testEnv().amqpUrl));
+      for (const queue of [QUEUES.dispatcherEvents, QUEUES.deliveries, QUEUES.parkedDeliveries, retryQueueName(200)]) {
+        expect({ queue, ...declared[queue] }).toMatchObject({
+          queue,
+          'x-queue-type': 'quorum',
+          'x-quorum-initial-group-size': 3,
+        });
+      }
+    } finally {
+      await amqp.close();
+    }
+  });
+
+  it('keeps the queues of an earlier release (created without the group size) as they are, and works with them', async () => {
+    const vhost = `${vhostOf(testEnv().amqpUrl)}-before-group-size`;
+    const url = new URL(testEnv().amqpUrl);
+    url.pathname = `/${encodeURIComponent(vhost)}`;
+    await rabbitmqctl('add_vhost', vhost);
+    try {
+      await rabbitmqctl('set_permissions', '-p', vhost, decodeURIComponent(url.username), '.*', '.*', '.*');
+      // The earlier release's declaration: quorum queues without x-quorum-initial-group-size.
+      const connection = await amqplib.connect(url.toString());
+      await declareTopology(await connection.createConfirmChannel(), topology, { groupSize: false });
+      await connection.close();
+
+      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const amqp = new AmqpClient({ url: url.toString(), name: 'test-upgrade', topology });
+      try {
+        await amqp.waitForConnect();
+        await amqp.publish(EXCHANGES.events, 'transaction.created', Buffer.from('{"after":"upgrade"}'));
+        expect(await amqp.queueDepth(QUEUES.dispatcherEvents)).toBe(1);
+        expect(warn.mock.calls.map(([message]) => String(message))).toContainEqual(
+          expect.stringContaining('created without x-quorum-initial-group-size'),
+        );
+      } finally {
+        await amqp.close();
+        warn.mockRestore();
+      }
+      expect((await queueArguments(vhost))[QUEUES.dispatcherEvents]).not.toHaveProperty('x-quorum-initial-group-size');
+    } finally {
+      await rabbitmqctl('delete_vhost', vhost);
+    }
+  }, 30_000);
 });

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-connection-manager';
+import { amqpNodeLabel, nodeAnswers, rotateRandomly } from './amqp-urls.js';
 import { ChannelSettler } from './channel-settler.js';
 import { amqplibSocket, batchWritesPerTurn } from './socket-batching.js';
 import { PARKED_REASON_HEADER } from './messages.js';
-import { declareTopology, EXCHANGES, type TopologyOptions } from './topology.js';
+import { declareTopology, EXCHANGES, isGroupSizeMismatch, type TopologyOptions } from './topology.js';
 
 /** What a consumer's handler decides for one message. */
 export type ConsumeOutcome = 'ack' | 'requeue' | 'reject';
@@ -23,13 +24,33 @@ export interface ConsumeOptions {
 }
 
 export interface AmqpClientOptions {
-  url: string;
+  /**
+   * The broker, or the nodes of one RabbitMQ cluster: the client connects to one (each process starts at a random
+   * one) and, when that connection drops, reconnects to the next in the list, round-robin, every second.
+   */
+  url: string | readonly string[];
   /** Shown in the broker's connection list and in logs. */
   name: string;
   topology: TopologyOptions;
   /** A publish not confirmed within this time rejects (it may still be delivered: callers retry). */
   publishTimeoutMs?: number;
 }
+
+/**
+ * How long a message whose handler threw is held before it is given back to its queue: 250 ms, doubling with each of
+ * its earlier deliveries (the quorum queue's `x-delivery-count`), at most 5 s. A handler throws for a passing cause
+ * (a publish the broker nacked while a queue's leader moved, a database away): given back at once, the message would
+ * come straight back, fail again and use up the queue's delivery limit (POISON_DELIVERY_LIMIT) in a second, parking a
+ * message that only needed a moment. Held like this, the limit spans about 80 s; a message that fails that long is
+ * poison and parked. While held it keeps its place in the consumer's prefetch, so a consumer whose every message fails
+ * slows down instead of spinning. Stopping the consumer gives held messages back at once.
+ */
+export function requeuePauseMs(earlierDeliveries: number): number {
+  return Math.min(5_000, 250 * 2 ** Math.max(0, earlierDeliveries));
+}
+
+/** How each listed node looks from this process (health): the one it is connected to, up (answers), or down. */
+export type AmqpNodeState = 'connected' | 'up' | 'down';
 
 /**
  * The platform's RabbitMQ client: one connection that reconnects by itself, one confirm channel for
@@ -47,34 +68,58 @@ export class AmqpClient {
   >();
   private readonly inFlight = new Set<Promise<void>>();
   private consuming = true;
+  /** Resolved when consuming stops: ends the pauses of messages held before their requeue. */
+  private stopped!: () => void;
+  private readonly stopping = new Promise<void>((resolve) => (this.stopped = resolve));
   private closed = false;
   private reconnectTimer?: NodeJS.Timeout;
+  private readonly urls: readonly string[];
+  /** The URL of the node this process is connected to right now. */
+  private connectedUrl?: string;
+  /** Cleared once the broker's queues turn out to predate the declared group size (see DeclareOptions). */
+  private declareGroupSize = true;
 
   constructor(private readonly options: AmqpClientOptions) {
     this.logger = new Logger(`AMQP:${options.name}`);
-    this.connection = amqp.connect([options.url], {
+    this.urls = typeof options.url === 'string' ? [options.url] : [...options.url];
+    if (this.urls.length === 0) throw new Error('AmqpClient needs at least one broker URL');
+    this.connection = amqp.connect(rotateRandomly(this.urls), {
       heartbeatIntervalInSeconds: 5,
       reconnectTimeInSeconds: 1,
-      // No Nagle: a small frame (a confirm wait, an ack) leaves at once instead of after the previous one's ACK.
-      connectionOptions: { noDelay: true, clientProperties: { connection_name: options.name } },
+      connectionOptions: {
+        // No Nagle: a small frame (a confirm wait, an ack) leaves at once instead of after the previous one's ACK.
+        noDelay: true,
+        // A node whose host is gone (no answer at all) is given up after 5 s for the next one, not the OS's minutes.
+        timeout: 5_000,
+        clientProperties: { connection_name: options.name },
+      },
     });
-    this.connection.on('connect', ({ connection }) => {
+    this.connection.on('connect', ({ connection, url }) => {
       const socket = amqplibSocket(connection);
       if (socket) batchWritesPerTurn(socket);
       else this.logger.warn('amqplib connection without a visible socket: frames are written one by one');
-      this.logger.log('connected to RabbitMQ');
+      this.connectedUrl = typeof url === 'string' ? url : undefined;
+      this.logger.log(`connected to RabbitMQ${this.nodeSuffix(this.connectedUrl)}`);
     });
     this.connection.on('disconnect', ({ err }) => {
-      if (!this.closed) this.logger.warn(`disconnected from RabbitMQ: ${err?.message ?? 'closed'}; reconnecting`);
+      const node = this.nodeSuffix(this.connectedUrl);
+      this.connectedUrl = undefined;
+      if (!this.closed)
+        this.logger.warn(`disconnected from RabbitMQ${node}: ${err?.message ?? 'closed'}; reconnecting`);
     });
-    this.connection.on('connectFailed', ({ err }) => {
-      if (!this.closed) this.logger.warn(`cannot reach RabbitMQ: ${err?.message}; retrying`);
+    this.connection.on('connectFailed', ({ err, url }) => {
+      if (!this.closed) {
+        this.logger.warn(
+          `cannot reach RabbitMQ${this.nodeSuffix(typeof url === 'string' ? url : undefined)}: ${err?.message}; ` +
+            (this.urls.length > 1 ? 'trying the next node' : 'retrying'),
+        );
+      }
     });
     this.publisher = this.connection.createChannel({
       name: `${options.name}:publisher`,
       confirm: true,
       publishTimeout: options.publishTimeoutMs ?? 10_000,
-      setup: (channel: ConfirmChannel) => declareTopology(channel, options.topology),
+      setup: (channel: ConfirmChannel) => this.declare(channel),
     });
     this.publisher.on('error', (error: Error) => this.channelFailed(this.publisher, error));
   }
@@ -87,8 +132,19 @@ export class AmqpClient {
    */
   private channelFailed(channel: ChannelWrapper, error: Error): void {
     if (this.closed) return;
+    if (this.declareGroupSize && isGroupSizeMismatch(error)) {
+      this.declareGroupSize = false;
+      this.logger.warn(
+        'the queues were created without x-quorum-initial-group-size (by an earlier release): declaring them as ' +
+          'they are. Their replicas: rabbitmq-queues quorum_status <queue>; add one: rabbitmq-queues grow',
+      );
+    }
     this.logger.warn(`channel ${channel.name} could not be set up (${error.message}); reconnecting`);
     this.reconnectSoon();
+  }
+
+  private declare(channel: ConfirmChannel): Promise<void> {
+    return declareTopology(channel, this.options.topology, { groupSize: this.declareGroupSize });
   }
 
   private reconnectSoon(): void {
@@ -107,6 +163,37 @@ export class AmqpClient {
 
   isConnected(): boolean {
     return this.connection.isConnected();
+  }
+
+  /** ` at host:port` when several nodes are listed (which one matters then), else nothing. */
+  private nodeSuffix(url: string | undefined): string {
+    return url && this.urls.length > 1 ? ` at ${amqpNodeLabel(url)}` : '';
+  }
+
+  /** How many broker nodes AMQP_URL lists (more than one: the nodes of a cluster). */
+  get nodeCount(): number {
+    return this.urls.length;
+  }
+
+  /** `host:port` of the node this process is connected to; undefined while it is not connected. */
+  connectedNode(): string | undefined {
+    return this.connectedUrl && this.connection.isConnected() ? amqpNodeLabel(this.connectedUrl) : undefined;
+  }
+
+  /**
+   * Every listed node by `host:port`: `connected` (this process's node), `up` (its AMQP port accepts a connection
+   * within `timeoutMs`) or `down`. Each is probed now, in parallel, with a bare TCP connection.
+   */
+  async nodeStates(timeoutMs: number): Promise<Record<string, AmqpNodeState>> {
+    const answers = await Promise.all(this.urls.map((url) => nodeAnswers(url, timeoutMs)));
+    // Which node is this process's is read after the probes: the connection may have dropped meanwhile.
+    const connected = this.connectedNode();
+    return Object.fromEntries(
+      this.urls.map((url, i): [string, AmqpNodeState] => {
+        const label = amqpNodeLabel(url);
+        return [label, label === connected ? 'connected' : answers[i] ? 'up' : 'down'];
+      }),
+    );
   }
 
   /** Proves the broker answers right now: a passive declare of a known exchange on the live channel. */
@@ -162,7 +249,7 @@ export class AmqpClient {
   /**
    * Consumes `queue` — or each of several queues, on one channel, each consumer with `prefetch` — with manual acks.
    * The handler's outcome decides ack / requeue / reject; a handler that throws is logged and the message requeued
-   * (the queue's delivery limit parks a poison message). Consumers are re-established after a reconnect; messages in
+   * after a pause (requeuePauseMs; the queue's delivery limit parks a poison message). Consumers are re-established after a reconnect; messages in
    * flight on a dead channel are redelivered.
    */
   async consume(
@@ -175,7 +262,7 @@ export class AmqpClient {
       name: `${this.options.name}:${queues.join(',') || 'exclusive'}`,
       confirm: false,
       setup: async (channel: ConfirmChannel) => {
-        await declareTopology(channel, this.options.topology);
+        await this.declare(channel);
         // Per consumer (not per channel): every consumer started below gets this many unacked messages.
         await channel.prefetch(options.prefetch);
         let names = queues;
@@ -232,7 +319,15 @@ export class AmqpClient {
     try {
       outcome = await handler(message);
     } catch (error) {
-      this.logger.error(`handler failed for a message from ${message.fields.routingKey}: ${(error as Error).stack}`);
+      const earlier = Number(message.properties.headers?.['x-delivery-count'] ?? 0);
+      const pauseMs = requeuePauseMs(earlier);
+      this.logger.error(
+        `handler failed for a message from ${message.fields.routingKey} (delivered ${earlier + 1} times); ` +
+          `given back in ${pauseMs} ms: ${(error as Error).stack}`,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.stopping, new Promise((resolve) => (timer = setTimeout(resolve, pauseMs)))]);
+      clearTimeout(timer);
       outcome = 'requeue';
     }
     if (outcome === 'ack') settler.ack(message);
@@ -252,6 +347,7 @@ export class AmqpClient {
   async stopConsuming(graceMs: number): Promise<void> {
     if (!this.consuming) return;
     this.consuming = false;
+    this.stopped();
     await Promise.allSettled(
       [...this.consumerTags.values()].flatMap(({ channel, tags }) => tags.map((tag) => channel.cancel(tag))),
     );

@@ -1,4 +1,5 @@
 import amqplib, { type GetMessage, type MessagePropertyHeaders } from 'amqplib';
+import { amqpNodeLabel, splitAmqpUrls } from './amqp-urls.js';
 import { ATTEMPT_HEADER, GUARD_HEADER, PARKED_REASON_HEADER } from './messages.js';
 import { DEFAULT_AMQP_URL, EXCHANGES, QUEUES, ROUTING_KEYS } from './topology.js';
 
@@ -76,8 +77,8 @@ export function redriveHeaders(queue: string, headers: MessagePropertyHeaders = 
  * parked again at once is not taken twice. A dry run takes the same messages, counts their reasons and gives them
  * all back.
  */
-export async function redrive(url: string, options: RedriveOptions): Promise<RedriveReport[]> {
-  const connection = await amqplib.connect(url, { clientProperties: { connection_name: 'redrive' } });
+export async function redrive(url: string | readonly string[], options: RedriveOptions): Promise<RedriveReport[]> {
+  const connection = await connectToAny(typeof url === 'string' ? [url] : url);
   connection.on('error', () => undefined); // the operation in progress rejects with it
   try {
     const reports: RedriveReport[] = [];
@@ -124,6 +125,19 @@ export async function redrive(url: string, options: RedriveOptions): Promise<Red
   }
 }
 
+/** A connection to the first of the listed nodes (one cluster) that takes it; fails with every node's reason. */
+async function connectToAny(urls: readonly string[]): Promise<amqplib.ChannelModel> {
+  const reasons: string[] = [];
+  for (const url of urls) {
+    try {
+      return await amqplib.connect(url, { timeout: 5_000, clientProperties: { connection_name: 'redrive' } });
+    } catch (error) {
+      reasons.push(urls.length > 1 ? `${amqpNodeLabel(url)}: ${(error as Error).message}` : (error as Error).message);
+    }
+  }
+  throw new Error(reasons.join('; '));
+}
+
 /** Reads the command line; a string is the problem with it. */
 export function parseRedriveArgs(args: string[]): RedriveOptions | string {
   const options: RedriveOptions = { queues: [], dryRun: false };
@@ -164,7 +178,7 @@ export async function runRedriveCli(
     return 2;
   }
   try {
-    const reports = await redrive(env.AMQP_URL?.trim() || DEFAULT_AMQP_URL, options);
+    const reports = await redrive(splitAmqpUrls(env.AMQP_URL?.trim() || DEFAULT_AMQP_URL), options);
     for (const { queue, parked, moved, reasons } of reports) {
       const { exchange, routingKey } = REDRIVE_TARGETS[queue];
       const looked = Object.values(reasons).reduce((sum, count) => sum + count, 0);

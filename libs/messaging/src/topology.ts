@@ -127,9 +127,37 @@ export function durableQueues(options: TopologyOptions): string[] {
   ];
 }
 
-const quorum = { 'x-queue-type': 'quorum' };
+/**
+ * Replicas of each quorum queue, declared when the queue is created: with three, a queue keeps working (and loses no
+ * confirmed message) when one node is lost. On a cluster of fewer nodes the queue gets as many as there are; on a
+ * larger one, three of them (RabbitMQ's leader locator spreads the queues' leaders, deploy/rabbitmq/30-cluster.conf).
+ */
+export const QUORUM_INITIAL_GROUP_SIZE = 3;
 
-export async function declareTopology(channel: ConfirmChannel, options: TopologyOptions): Promise<void> {
+/**
+ * Whether RabbitMQ refused a queue declaration because the queue exists without `x-quorum-initial-group-size`
+ * (declared by a release before it was declared): the queue stays as it is; the client declares without it.
+ */
+export const isGroupSizeMismatch = (error: Error): boolean =>
+  /inequivalent arg 'x-quorum-initial-group-size'/.test(error.message);
+
+export interface DeclareOptions {
+  /**
+   * Declare `x-quorum-initial-group-size` (the default). False for a broker whose queues predate it: RabbitMQ refuses
+   * a declaration whose arguments differ from the existing queue's, and the argument only matters at creation.
+   */
+  groupSize?: boolean;
+}
+
+export async function declareTopology(
+  channel: ConfirmChannel,
+  options: TopologyOptions,
+  { groupSize = true }: DeclareOptions = {},
+): Promise<void> {
+  const quorum = {
+    'x-queue-type': 'quorum',
+    ...(groupSize ? { 'x-quorum-initial-group-size': QUORUM_INITIAL_GROUP_SIZE } : {}),
+  };
   await channel.assertExchange(EXCHANGES.events, 'topic', { durable: true });
   await channel.assertExchange(EXCHANGES.deliveries, 'direct', { durable: true });
   await channel.assertExchange(EXCHANGES.config, 'fanout', { durable: true });

@@ -43,7 +43,7 @@ export class PlatformModule {
           retryDelay: 1_000,
         }),
         MessagingModule.forRoot({
-          url: options.base.amqpUrl,
+          url: options.base.amqpUrls,
           name: options.name,
           topology: options.topology ?? { retryDelaysMs: [] },
         }),

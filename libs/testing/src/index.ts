@@ -7,4 +7,6 @@ export * from './webhook-body.js';
 export * from './monitoring.js';
 export * from './metrics.suite.js';
 export * from './stdout-capture.js';
+export * from './rabbitmq-cluster.js';
 export * from './ids.js';
+export * from './ports.js';

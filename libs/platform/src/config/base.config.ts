@@ -50,7 +50,8 @@ export interface BaseConfig {
   /** development and test allow the documented development defaults; production requires every secret. */
   isDevelopment: boolean;
   databaseUrl: string;
-  amqpUrl: string;
+  /** AMQP_URL: the broker, or the nodes of one RabbitMQ cluster (comma-separated); apps connect to any and fail over. */
+  amqpUrls: string[];
   /** DATABASE_STATEMENT_TIMEOUT: PostgreSQL cancels a statement still running after this long (0: the server's own setting). */
   databaseStatementTimeoutMs: number;
   logLevel: LogLevelName;
@@ -73,7 +74,7 @@ export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; bas
     nodeEnv,
     isDevelopment,
     databaseUrl: reader.url('DATABASE_URL', DATABASE_URL_PROTOCOLS, { default: DEFAULT_DATABASE_URL }),
-    amqpUrl: reader.url('AMQP_URL', ['amqp:', 'amqps:'], { default: DEFAULT_AMQP_URL }),
+    amqpUrls: reader.urls('AMQP_URL', ['amqp:', 'amqps:'], { default: DEFAULT_AMQP_URL }),
     databaseStatementTimeoutMs: reader.duration('DATABASE_STATEMENT_TIMEOUT', { default: 10_000, min: 0 }),
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, isDevelopment ? 'pretty' : 'json'),

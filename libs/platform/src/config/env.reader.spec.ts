@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { readBaseConfig } from './base.config.js';
+import { readBaseConfig, readLogRetention, readRetryDelays } from './base.config.js';
 import { ConfigError, EnvReader } from './env.reader.js';
 
 const fail = (fn: () => void): ConfigError => {
@@ -154,8 +154,8 @@ describe('EnvReader', () => {
     reader.duration('LOW', { default: 1, min: 1, max: 600_000 });
     reader.duration('HIGH', { default: 1, min: 1, max: 600_000 });
     expect(fail(() => reader.done()).problems).toEqual([
-      'LOW must be a duration in milliseconds (or with a unit ms, s, m, h) of at least 1 ms and at most 600000 ms',
-      'HIGH must be a duration in milliseconds (or with a unit ms, s, m, h) of at least 1 ms and at most 600000 ms',
+      'LOW must be a duration in milliseconds (or with a unit ms, s, m, h, d) of at least 1 ms and at most 600000 ms',
+      'HIGH must be a duration in milliseconds (or with a unit ms, s, m, h, d) of at least 1 ms and at most 600000 ms',
     ]);
   });
 
@@ -238,9 +238,43 @@ describe('readBaseConfig', () => {
       nodeEnv: 'production',
       isDevelopment: false,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/payments',
-      amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
+      amqpUrls: ['amqp://guest:guest@127.0.0.1:5672'],
       databaseStatementTimeoutMs: 10_000,
     });
+  });
+
+  it('reads AMQP_URL as one broker or the comma-separated nodes of one cluster, each checked, never echoed', () => {
+    const urls = (value: string, production = false) => {
+      const { reader, base } = readBaseConfig({ NODE_ENV: production ? 'production' : 'test', AMQP_URL: value });
+      try {
+        reader.done();
+        return base.amqpUrls;
+      } catch (error) {
+        return (error as ConfigError).problems.filter((problem) => problem.startsWith('AMQP_URL'));
+      }
+    };
+    expect(urls('amqps://pay:s3cret@rabbitmq:5671/payments')).toEqual(['amqps://pay:s3cret@rabbitmq:5671/payments']);
+    expect(urls(' amqp://a:1@mq-1:5672/p, amqp://a:1@mq-2:5672/p ,amqp://a:1@mq-3/p')).toEqual([
+      'amqp://a:1@mq-1:5672/p',
+      'amqp://a:1@mq-2:5672/p',
+      'amqp://a:1@mq-3/p',
+    ]);
+    const malformed = 'AMQP_URL must be a URL with scheme amqp: or amqps:, or several of them comma-separated';
+    for (const bad of [
+      'amqp://a:s3cret@mq-1,https://a:s3cret@mq-2',
+      'amqp://a:s3cret@mq-1,,amqp://a:s3cret@mq-2',
+      'mq-1',
+    ]) {
+      expect(urls(bad)).toEqual([malformed]);
+    }
+    expect(urls('amqp://a:s3cret@mq-1/payments,amqp://a:s3cret@mq-2/other')).toEqual([
+      'AMQP_URL must list URLs of one service: every URL with the same path (vhost or database)',
+    ]);
+    expect(urls('amqp://a:s3cret@mq-1,amqp://a:CHANGE_ME@mq-2', true)).toEqual([
+      "AMQP_URL's password is a placeholder (CHANGE_ME… or the development default); set a real secret",
+    ]);
+    const { reader } = readBaseConfig({ AMQP_URL: 'amqp://a:s3cret@mq-1,ftp://a:s3cret@mq-2' });
+    expect(fail(() => reader.done()).message).not.toContain('s3cret');
   });
 
   it('reads DATABASE_STATEMENT_TIMEOUT as a duration; 0 turns the limit off; anything else is refused', () => {
@@ -249,6 +283,41 @@ describe('readBaseConfig', () => {
     const { reader } = readBaseConfig({ DATABASE_STATEMENT_TIMEOUT: 'soon' });
     expect(fail(() => reader.done()).problems).toEqual([
       expect.stringMatching(/^DATABASE_STATEMENT_TIMEOUT must be a duration/),
+    ]);
+  });
+
+  it('reads WEBHOOK_LOG_RETENTION in days (or any unit), 30 days by default', () => {
+    const retention = (env: NodeJS.ProcessEnv) => {
+      const { reader } = readBaseConfig(env);
+      const value = readLogRetention(reader, readRetryDelays(reader));
+      reader.done();
+      return value;
+    };
+    expect(retention({})).toBe(30 * 86_400_000);
+    expect(retention({ WEBHOOK_LOG_RETENTION: '7d' })).toBe(7 * 86_400_000);
+    expect(retention({ WEBHOOK_LOG_RETENTION: '200h' })).toBe(200 * 3_600_000);
+    // Short schedules (the tests') allow short retentions.
+    expect(retention({ WEBHOOK_LOG_RETENTION: '1h', WEBHOOK_RETRY_DELAYS: '1m,15m' })).toBe(3_600_000);
+  });
+
+  it('refuses a WEBHOOK_LOG_RETENTION that a repeat could outlive: it must exceed the retry schedule', () => {
+    const problems = (env: NodeJS.ProcessEnv) => {
+      const { reader } = readBaseConfig(env);
+      readLogRetention(reader, readRetryDelays(reader));
+      return fail(() => reader.done()).problems;
+    };
+    // The default schedule spans 5 days 7 h 16 min.
+    expect(problems({ WEBHOOK_LOG_RETENTION: '5d' })).toEqual([
+      "WEBHOOK_LOG_RETENTION must exceed the retry schedule's span (WEBHOOK_RETRY_DELAYS add up to 458160000 ms), " +
+        'or a repeat could find its delivery removed',
+    ]);
+    expect(problems({ WEBHOOK_LOG_RETENTION: '2h', WEBHOOK_RETRY_DELAYS: '1h,1h' })).toEqual([
+      expect.stringMatching(/^WEBHOOK_LOG_RETENTION must exceed the retry schedule's span/),
+    ]);
+    expect(problems({ WEBHOOK_LOG_RETENTION: 'a month' })).toEqual([
+      expect.stringMatching(
+        /^WEBHOOK_LOG_RETENTION must be a duration in milliseconds \(or with a unit ms, s, m, h, d\)/,
+      ),
     ]);
   });
 

@@ -34,7 +34,12 @@ export class HealthController {
       const result = error.getResponse() as HealthCheckResult;
       const checks = Object.fromEntries(Object.entries(result.details).map(([key, value]) => [key, value.status]));
       const down = Object.keys(checks).filter((key) => checks[key] !== 'up');
-      throw new ProblemException(503, `Not ready: ${down.join(' and ') || 'a dependency'} not answering.`, { checks });
+      // With a cluster in AMQP_URL: how each of its nodes looks from here (which one is lost, which are left).
+      const nodes = (result.details.rabbitmq as { nodes?: Record<string, string> } | undefined)?.nodes;
+      throw new ProblemException(503, `Not ready: ${down.join(' and ') || 'a dependency'} not answering.`, {
+        checks,
+        ...(nodes ? { rabbitmqNodes: nodes } : {}),
+      });
     }
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import type { AmqpClient } from '#messaging';
-import { waitFor } from '#testing';
+import { freePort, waitFor } from '#testing';
 import {
   closeDb,
   createMerchant,
@@ -13,7 +13,6 @@ import {
   transactionEvent,
 } from './dispatcher.harness.js';
 import {
-  freePort,
   startLocalhostReceiver,
   startTinyproxy,
   type LocalhostReceiver,

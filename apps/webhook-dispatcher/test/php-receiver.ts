@@ -1,9 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WebhookBodyChecks } from '#testing';
+import { freePort, WebhookBodyChecks } from '#testing';
 import { webhookServedAt } from './dispatcher.harness.js';
 
 /**
@@ -29,17 +28,6 @@ echo json_encode([
   'amount' => $_POST['transaction']['amount'] ?? null,
 ]);
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startPhpReceiver(secret: string): Promise<{ url: string; stop: () => Promise<void> }> {
   if (spawnSync('php', ['--version']).status !== 0) {

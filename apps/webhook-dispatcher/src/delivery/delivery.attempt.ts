@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import { buildWebhookHeaders } from '#domain';
 import type { Span } from '@opentelemetry/api';
-import { failSpan, startSpan, type LogFields } from '#platform';
+import { failSpan, startSpan, tracingEnabled, type LogFields } from '#platform';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
@@ -23,6 +23,8 @@ export type Lane = 'normal' | 'slow';
 @Injectable()
 export class DeliveryAttempt {
   private readonly logger = new Logger(DeliveryAttempt.name);
+  /** The line per attempt is debug detail: with LOG_LEVEL above debug its fields are not even built. */
+  private readonly debugLines: boolean;
 
   constructor(
     private readonly config: WebhookDispatcherConfig,
@@ -30,7 +32,9 @@ export class DeliveryAttempt {
     private readonly log: DeliveryLogWriter,
     private readonly publisher: DeliveryPublisher,
     private readonly metrics: DispatcherMetrics,
-  ) {}
+  ) {
+    this.debugLines = config.base.logLevel === 'debug';
+  }
 
   /**
    * Resolves once the attempt is logged. `release` frees the webhook's slot and `sent` is called once the POST has
@@ -46,6 +50,7 @@ export class DeliveryAttempt {
     release: () => void,
     sent: () => void,
   ): Promise<'attempted'> {
+    if (!tracingEnabled()) return this.attempt(message, attempt, snapshot, webhook, lane, release, sent);
     const span = startSpan('delivery attempt', {
       'webhook.id': webhook.id,
       'delivery.id': message.deliveryId,
@@ -150,13 +155,15 @@ export class DeliveryAttempt {
       nextAttemptAt,
       manual: message.manual === true,
     });
-    this.logger.debug({
-      msg: `attempt ${attempt} of delivery ${message.deliveryId}: ${result.status || 'no response'}`,
-      ...logFieldsOf(message, snapshot, webhook),
-      attempt,
-      status: result.status,
-      durationMs: result.durationMs,
-    });
+    if (this.debugLines) {
+      this.logger.debug({
+        msg: `attempt ${attempt} of delivery ${message.deliveryId}: ${result.status || 'no response'}`,
+        ...logFieldsOf(message, snapshot, webhook),
+        attempt,
+        status: result.status,
+        durationMs: result.durationMs,
+      });
+    }
     return 'attempted';
   }
 }

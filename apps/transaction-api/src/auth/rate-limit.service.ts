@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { randomUUID } from 'node:crypto';
 import { AmqpClient, EXCHANGES, publishRateCounts, rateCounts } from '#messaging';
 import { TransactionApiConfig } from '../config/transaction-api.config.js';
-import { BUCKET_MS, RateWindow } from './rate-limit.window.js';
+import { BUCKET_MS, MAX_IDS, RateWindow } from './rate-limit.window.js';
 
 /** A problem with the counts exchange is logged at most this often (it would otherwise say the same 10 times a second). */
 const WARN_EVERY_MS = 60_000;
@@ -25,6 +25,8 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
   private published = Math.floor(Date.now() / BUCKET_MS) - 1;
   private timer?: NodeJS.Timeout;
   private lastWarning = 0;
+  /** The window's id of each integration's key (`key:<id>`), built once rather than on every request. */
+  private readonly keyIds = new Map<string, string>();
 
   constructor(
     config: TransactionApiConfig,
@@ -35,7 +37,13 @@ export class RateLimiter implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Counts a request of an integration's API key; false: over the limit. */
   admitKey(integrationId: string): boolean {
-    return this.window.admit(`key:${integrationId}`, Date.now());
+    let id = this.keyIds.get(integrationId);
+    if (id === undefined) {
+      if (this.keyIds.size >= MAX_IDS) this.keyIds.clear();
+      id = `key:${integrationId}`;
+      this.keyIds.set(integrationId, id);
+    }
+    return this.window.admit(id, Date.now());
   }
 
   /** Whether this client address may still try a key: false once its wrong keys reached the limit. */

@@ -6,7 +6,10 @@ export const BUCKET_MS = 100;
 export const MAX_IDS = 100_000;
 export const OVERFLOW_ID = 'overflow';
 
-/** One id's counts in the last {@link BUCKETS} buckets: this process's and the other processes' (as published). */
+/**
+ * One id's counts in the last {@link BUCKETS} buckets: this process's and the other processes' (as published), per
+ * bucket and summed over the window (kept as the buckets change, so that a request reads four numbers).
+ */
 class Counts {
   /** Bucket number (time / BUCKET_MS) of the newest bucket; bucket n is at index n % BUCKETS. */
   bucket: number;
@@ -14,6 +17,10 @@ class Counts {
   readonly attempted = new Uint32Array(BUCKETS);
   readonly othersAccepted = new Uint32Array(BUCKETS);
   readonly othersAttempted = new Uint32Array(BUCKETS);
+  acceptedInWindow = 0;
+  attemptedInWindow = 0;
+  othersAcceptedInWindow = 0;
+  othersAttemptedInWindow = 0;
 
   constructor(bucket: number) {
     this.bucket = bucket;
@@ -24,6 +31,10 @@ class Counts {
     const steps = Math.min(bucket - this.bucket, BUCKETS);
     for (let i = 1; i <= steps; i += 1) {
       const index = (this.bucket + i) % BUCKETS;
+      this.acceptedInWindow -= this.accepted[index];
+      this.attemptedInWindow -= this.attempted[index];
+      this.othersAcceptedInWindow -= this.othersAccepted[index];
+      this.othersAttemptedInWindow -= this.othersAttempted[index];
       this.accepted[index] = 0;
       this.attempted[index] = 0;
       this.othersAccepted[index] = 0;
@@ -32,15 +43,30 @@ class Counts {
     if (bucket > this.bucket) this.bucket = bucket;
   }
 
-  idle(): boolean {
-    return sum(this.attempted) === 0 && sum(this.othersAttempted) === 0;
+  /** Counts an attempt of this process (accepted or not) in the newest bucket. */
+  countAttempt(): void {
+    this.attempted[this.bucket % BUCKETS] += 1;
+    this.attemptedInWindow += 1;
   }
-}
 
-function sum(buckets: Uint32Array): number {
-  let total = 0;
-  for (let i = 0; i < BUCKETS; i += 1) total += buckets[i];
-  return total;
+  /** Counts an attempt of this process as accepted, in the newest bucket. */
+  countAccepted(): void {
+    this.accepted[this.bucket % BUCKETS] += 1;
+    this.acceptedInWindow += 1;
+  }
+
+  /** Adds another process's counts of one bucket to the newest bucket. */
+  countOthers(accepted: number, attempted: number): void {
+    const index = this.bucket % BUCKETS;
+    this.othersAccepted[index] += accepted;
+    this.othersAttempted[index] += attempted;
+    this.othersAcceptedInWindow += accepted;
+    this.othersAttemptedInWindow += attempted;
+  }
+
+  idle(): boolean {
+    return this.attemptedInWindow === 0 && this.othersAttemptedInWindow === 0;
+  }
 }
 
 /** What this process counted for one id in one bucket: published to the other processes. */
@@ -71,10 +97,9 @@ export class RateWindow {
   /** Counts an attempt of `id` at `now` and whether it is admitted (counted as accepted if so). */
   admit(id: string, now: number): boolean {
     const counts = this.countsOf(id, now);
-    const index = counts.bucket % BUCKETS;
-    counts.attempted[index] += 1;
+    counts.countAttempt();
     if (!this.fits(counts)) return false;
-    counts.accepted[index] += 1;
+    counts.countAccepted();
     return true;
   }
 
@@ -87,20 +112,17 @@ export class RateWindow {
   }
 
   private fits(counts: Counts): boolean {
-    const accepted = sum(counts.accepted);
-    if (accepted + sum(counts.othersAccepted) >= this.limit) return false;
-    const othersAttempted = sum(counts.othersAttempted);
+    const accepted = counts.acceptedInWindow;
+    if (accepted + counts.othersAcceptedInWindow >= this.limit) return false;
+    const othersAttempted = counts.othersAttemptedInWindow;
     if (othersAttempted === 0) return true;
-    const attempted = sum(counts.attempted);
+    const attempted = counts.attemptedInWindow;
     return accepted < (this.limit * attempted) / (attempted + othersAttempted);
   }
 
   /** Adds another process's counts of one bucket, as they arrive (into the bucket of `now`). */
   addOthers(id: string, accepted: number, attempted: number, now: number): void {
-    const counts = this.countsOf(id, now);
-    const index = counts.bucket % BUCKETS;
-    counts.othersAccepted[index] += accepted;
-    counts.othersAttempted[index] += attempted;
+    this.countsOf(id, now).countOthers(accepted, attempted);
   }
 
   /**

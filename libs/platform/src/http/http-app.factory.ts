@@ -84,7 +84,7 @@ export async function createHttpApp(
     bodyLimit,
     trustProxy: options.trustProxy,
     loggerInstance: logger,
-    logController: new AccessLogController(),
+    logController: new AccessLogController(logger),
     genReqId: requestIdOf,
     // A request's lines carry its id through the log scope (request-log.ts), not as a child logger's binding.
     childLoggerFactory: (parent: FastifyBaseLogger) => parent,
@@ -94,7 +94,7 @@ export async function createHttpApp(
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
       sendProblem(reply, toProblem(error, new Logger('ProblemFilter')));
-      logAccess(request, reply); // these answers bypass Fastify's request logging
+      logAccess(logger, request, reply); // these answers bypass Fastify's request logging
     },
     // Fastify's own 503 while closing is not a problem: the hook below answers instead, from the start of shutdown.
     return503OnClosing: false,

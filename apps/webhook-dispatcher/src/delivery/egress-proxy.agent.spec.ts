@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@je
 import { Logger } from '@nestjs/common';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '#testing';
 import {
-  freePort,
   startLocalhostReceiver,
   startTinyproxy,
   type LocalhostReceiver,

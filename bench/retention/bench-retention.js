@@ -186,12 +186,13 @@ try {
     ]) {
       await db.query(
         `INSERT INTO delivery.webhook_log_p${suffix}
-           (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, error,
+           (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status, duration_ms, error,
             response_excerpt, manual, created_at, next_attempt_at)
          SELECT bench_uuid_v7(d.created_at + ${offset}), d.id, d.webhook_id, ${attempt}, 'transaction', d.event_id,
                 jsonb_build_object('url', d.url, 'contentType', 'json', 'version', '2026-08-20',
-                                   'psp', 'Payrexx Direct', 'type', 'e-commerce', 'uuid', d.subject->>'uuid'),
-                ${status}, 40 + (d.n % 200), NULL, ${excerpt}, false, d.created_at + ${offset},
+                                   'psp', 'Payrexx Direct', 'type', 'e-commerce', 'uuid', d.subject->>'uuid',
+                                   'referenceId', 'order-' || d.n),
+                CASE WHEN ${status} BETWEEN 200 AND 299 THEN 'delivered' ELSE 'failed' END, ${status}, 40 + (d.n % 200), NULL, ${excerpt}, false, d.created_at + ${offset},
                 CASE WHEN ${attempt} = 1 AND d.n % 4 = 0 THEN d.created_at + interval '1 minute' END
            FROM (SELECT *, row_number() OVER () AS n FROM delivery.webhook_delivery_p${suffix}) AS d
           WHERE ${filter} AND d.created_at + ${offset} < $1::timestamptz + interval '1 day'`,

@@ -333,9 +333,21 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await shot('webhook-detail-phone');
     await page.setViewportSize(DESKTOP);
 
-    // The filter shows only failures; signing out ends the session.
-    await page.getByLabel('Show').selectOption('failure');
+    // The filters: only failures; then the attempts of one order, found by its reference (test deliveries carry
+    // "webhook-test"), and none for another.
+    await page.getByLabel('Show').selectOption('failed');
     await page.locator('table.log tbody tr[data-status="200"]').waitFor({ state: 'detached' });
+    await page.getByLabel('Show').selectOption('');
+    await page.getByLabel('Find').fill('webhook-test');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('table.log tbody tr[data-status="200"]').waitFor();
+    await expect(page.locator('table.log tbody tr').first().textContent()).resolves.toContain('Order webhook-test');
+    await page.getByLabel('Find').fill('order-that-never-was');
+    await page.getByLabel('Find').press('Enter');
+    await page.getByText('No entries match these filters.').waitFor();
+    await page.getByLabel('Find').fill('');
+    await page.getByLabel('Show').selectOption('failed');
+    await page.locator('table.log tbody tr[data-status="500"]').first().waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.reload();
@@ -360,7 +372,7 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     const outcome = page.getByLabel('Show');
 
     // "Delivered" hides the 500 the test will get: sending switches the log back to all attempts, visibly.
-    await outcome.selectOption('success');
+    await outcome.selectOption('delivered');
     await failed.first().waitFor({ state: 'detached' });
     await expect(rows.count()).resolves.toBe(1);
     await page.getByRole('button', { name: 'Send test' }).click();
@@ -372,13 +384,13 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     expect(receiver.received).toHaveLength(3);
 
     // The same for a resend from the filtered log.
-    await outcome.selectOption('success');
+    await outcome.selectOption('delivered');
     await failed.first().waitFor({ state: 'detached' });
     await rows
       .first()
       .getByRole('button', { name: /^Resend/ })
       .click();
-    await page.getByText('Sent again. The log shows all attempts again;').waitFor();
+    await page.getByText('Sent again. The log shows all entries again;').waitFor();
     await expect(outcome.inputValue()).resolves.toBe('');
     await failed.nth(2).waitFor({ timeout: 30_000 });
     await expect(rows.first().getAttribute('data-status')).resolves.toBe('500');

@@ -52,6 +52,7 @@ describe('webhook log (e2e over HTTP)', () => {
         'eventType',
         'id',
         'nextAttemptAt',
+        'outcome',
         'request',
         'responseExcerpt',
         'status',
@@ -69,7 +70,9 @@ describe('webhook log (e2e over HTTP)', () => {
         psp: 'Payrexx Direct',
         type: 'e-commerce',
         uuid: expect.any(String),
+        referenceId: null,
       },
+      outcome: 'failed',
       status: 0,
       durationMs: 20_000,
       error: 'no complete response within 20000 ms',
@@ -80,6 +83,7 @@ describe('webhook log (e2e over HTTP)', () => {
     expect(newest).toMatchObject({
       id: logIds[1],
       attempt: 2,
+      outcome: 'delivered',
       status: 200,
       responseExcerpt: 'ok',
     });
@@ -156,18 +160,76 @@ describe('webhook log (e2e over HTTP)', () => {
     expect(times).toEqual([...times].sort().reverse());
   });
 
-  it('filters by outcome: success = 2xx, failure = everything else', async () => {
+  it('filters by outcome: delivered = 2xx, failed = everything else, skipped and superseded without a status', async () => {
     const base = tenOClockDaysAgo(3);
     await seedDelivery(
       running.db,
       webhook,
       [301, 302, 403, 404, 500].map((status, i) => ({ status, createdAt: new Date(base + i * 1000) })),
     );
-    const success = await client.get(`/api/webhooks/${webhook.id}/logs?outcome=success&limit=100`);
-    const failure = await client.get(`/api/webhooks/${webhook.id}/logs?outcome=failure&limit=100`);
-    expect(success.body.data.length).toBeGreaterThan(0);
-    expect(success.body.data.every((e: { status: number }) => e.status >= 200 && e.status < 300)).toBe(true);
-    expect(failure.body.data.map((e: { status: number }) => e.status).sort()).toEqual([0, 301, 302, 403, 404, 500]);
+    await seedDelivery(running.db, webhook, [
+      { status: null, outcome: 'skipped', createdAt: new Date(base + 10_000), durationMs: 0 },
+    ]);
+    const outcome = async (value: string) =>
+      (await client.get(`/api/webhooks/${webhook.id}/logs?outcome=${value}&limit=100`)).body.data as Array<{
+        outcome: string;
+        status: number | null;
+      }>;
+    const delivered = await outcome('delivered');
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(delivered.every((e) => e.outcome === 'delivered' && e.status! >= 200 && e.status! < 300)).toBe(true);
+    const failed = await outcome('failed');
+    expect(failed.every((e) => e.outcome === 'failed')).toBe(true);
+    expect(failed.map((e) => e.status).sort()).toEqual([0, 301, 302, 403, 404, 500]);
+    expect(await outcome('skipped')).toEqual([expect.objectContaining({ outcome: 'skipped', status: null })]);
+    expect(await outcome('superseded')).toEqual([]);
+  });
+
+  it("finds an order's attempts by its referenceId, a subject's by its id, an event type's, and filters combined", async () => {
+    const other = await client.post('/api/webhooks', { name: 'Searched', url: PUBLIC_URL, events: ['transaction'] });
+    const searched = { id: other.body.id, merchantId: client.merchantId, url: PUBLIC_URL };
+    const base = tenOClockDaysAgo(2);
+    const at = (s: number) => new Date(base + s * 1000);
+    const order1001 = await seedDelivery(
+      running.db,
+      searched,
+      [
+        { status: 500, createdAt: at(0) },
+        { status: 200, createdAt: at(60) },
+      ],
+      undefined,
+      { referenceId: '1001' },
+    );
+    const order1002 = await seedDelivery(running.db, searched, [{ status: 200, createdAt: at(10) }], undefined, {
+      referenceId: '1002',
+    });
+    const subscription = await seedDelivery(running.db, searched, [{ status: 404, createdAt: at(20) }], undefined, {
+      type: 'subscription',
+      referenceId: '1001',
+    });
+    const ids = async (query: string) => {
+      const answer = await client.get(`/api/webhooks/${searched.id}/logs?${query}`);
+      expect([query, answer.status]).toEqual([query, 200]);
+      return (answer.body.data as Array<{ id: string }>).map((entry) => entry.id);
+    };
+    // Newest first, like the unfiltered log.
+    expect(await ids('referenceId=1001')).toEqual([order1001.logIds[1], subscription.logIds[0], order1001.logIds[0]]);
+    expect(await ids('referenceId=1001&eventType=transaction')).toEqual([...order1001.logIds].reverse());
+    expect(await ids('referenceId=1001&outcome=failed')).toEqual([subscription.logIds[0], order1001.logIds[0]]);
+    expect(await ids(`subject=${order1002.uuid}`)).toEqual(order1002.logIds);
+    expect(await ids('eventType=subscription')).toEqual(subscription.logIds);
+    expect(await ids('referenceId=9999')).toEqual([]);
+    const [entry] = (await client.get(`/api/webhooks/${searched.id}/logs?subject=${order1002.uuid}`)).body.data;
+    expect(entry.request).toMatchObject({ uuid: order1002.uuid, referenceId: '1002' });
+    // A filter pages like the whole log: the cursor goes on within the same filter.
+    const first = await client.get(`/api/webhooks/${searched.id}/logs?referenceId=1001&limit=2`);
+    const rest = await client.get(
+      `/api/webhooks/${searched.id}/logs?referenceId=1001&limit=2&cursor=${first.body.nextCursor}`,
+    );
+    expect([...first.body.data, ...rest.body.data].map((entry: { id: string }) => entry.id)).toEqual(
+      await ids('referenceId=1001'),
+    );
+    expect(rest.body.nextCursor).toBeNull();
   });
 
   it('names the field of a bad query, with one true message each', async () => {
@@ -185,9 +247,17 @@ describe('webhook log (e2e over HTTP)', () => {
         (createdAt) =>
           [`cursor=${Buffer.from(JSON.stringify([createdAt, randomUUID()])).toString('base64url')}`, cursor] as const,
       ),
-      ['outcome=maybe', [{ field: 'outcome', message: 'must be success or failure' }]],
+      ['outcome=maybe', [{ field: 'outcome', message: 'must be one of delivered, failed, skipped, superseded' }]],
+      ['outcome=success', [{ field: 'outcome', message: 'must be one of delivered, failed, skipped, superseded' }]],
+      ['eventType=refund', [{ field: 'eventType', message: 'must be one of transaction, subscription, payout' }]],
+      [
+        'subject=order-1001',
+        [{ field: 'subject', message: 'must be a transaction uuid or a subscription or payout id' }],
+      ],
+      [`referenceId=${'x'.repeat(256)}`, [{ field: 'referenceId', message: 'must be text of 1 to 255 characters' }]],
+      ['referenceId=', [{ field: 'referenceId', message: 'must be text of 1 to 255 characters' }]],
       ['limit=2&limit=3', once('limit')],
-      ['outcome=success&outcome=failure&limit=ten', [...once('outcome'), ...limit]],
+      ['outcome=delivered&outcome=failed&limit=ten', [...once('outcome'), ...limit]],
     ] as const) {
       const answer = await client.get(`/api/webhooks/${webhook.id}/logs?${query}`);
       expect([query, answer.status, answer.body.errors]).toEqual([query, 400, errors]);

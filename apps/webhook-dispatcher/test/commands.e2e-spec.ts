@@ -87,9 +87,9 @@ describe('webhook-dispatcher: test and resend commands (e2e over RabbitMQ and HT
       ],
     );
     await db().query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
                                 duration_ms, created_at)
-       SELECT gen_random_uuid(), $1, $2, i, 'transaction', $3, '{}', 500, 5,
+       SELECT gen_random_uuid(), $1, $2, i, 'transaction', $3, '{}', 'failed', 500, 5,
               now() - interval '1 hour' + i * interval '1 s'
          FROM generate_series(1, $4::int) AS i`,
       [deliveryId, hook.id, event.id, failed],
@@ -136,7 +136,12 @@ describe('webhook-dispatcher: test and resend commands (e2e over RabbitMQ and HT
       integrationId,
     });
     expect(body.transaction['3dsecure']).toEqual({ eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' });
-    expect(row.subject).toEqual({ psp: 'Payrexx Direct', type: 'e-commerce', uuid: body.transaction.uuid });
+    expect(row.subject).toEqual({
+      psp: 'Payrexx Direct',
+      type: 'e-commerce',
+      uuid: body.transaction.uuid,
+      referenceId: 'webhook-test',
+    });
     expect(received.headers['webhook-id']).toBe(deliveryId);
     const [log] = await logsOf(hook.id);
     expect(log).toMatchObject({ delivery_id: deliveryId, attempt: 1, status: 200, next_attempt_at: null });
@@ -156,7 +161,7 @@ describe('webhook-dispatcher: test and resend commands (e2e over RabbitMQ and HT
         createdAt: expect.any(String),
       },
     });
-    expect(payout.row.subject).toEqual({ uuid: payoutBody.payout.id });
+    expect(payout.row.subject).toEqual({ uuid: payoutBody.payout.id, referenceId: null });
 
     const subscription = await testOf('/test-subscription', { events: ['payout', 'subscription'] });
     expect(subscription.row.event_type).toBe('subscription');
@@ -170,7 +175,7 @@ describe('webhook-dispatcher: test and resend commands (e2e over RabbitMQ and HT
       currency: 'CHF',
       integrationId: null,
     });
-    expect(subscription.row.subject).toEqual({ uuid: subscriptionBody.subscription.id });
+    expect(subscription.row.subject).toEqual({ uuid: subscriptionBody.subscription.id, referenceId: 'webhook-test' });
   });
 
   it('test: renders PHP form posts and the older version as configured (no 3dsecure key in 2025-01-15)', async () => {

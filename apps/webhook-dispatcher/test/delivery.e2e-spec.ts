@@ -134,7 +134,9 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
     await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
     await waitFor(async () => (await logsOf(hook.id)).length === 1, { what: 'one attempt' });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect((await logsOf(hook.id)).map((l) => [l.attempt, l.status, l.next_attempt_at])).toEqual([[1, 500, null]]);
+    expect((await logsOf(hook.id)).map((l) => [l.attempt, l.outcome, l.status, l.next_attempt_at])).toEqual([
+      [1, 'failed', 500, null],
+    ]);
     expect(await deliveryOf(hook.id)).toEqual({ state: 'failed', attempts: 1 });
   });
 
@@ -218,8 +220,10 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
       psp: 'Payrexx Direct',
       type: 'e-commerce',
       uuid: payload.transaction.uuid,
+      referenceId: 'order-1001',
     });
     expect(log.event_type).toBe('transaction');
+    expect([log.outcome, log.status]).toEqual(['delivered', 204]);
   });
 
   it('fans out to every matching webhook and to no other: version, content type and integration link respected', async () => {
@@ -279,8 +283,9 @@ describe('webhook-dispatcher delivery (real RabbitMQ, PostgreSQL and loopback re
       ],
     );
     await db().query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms)
-       VALUES ($1, $2, $3, 1, 'transaction', $4, '{}', 200, 5)`,
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
+                                duration_ms)
+       VALUES ($1, $2, $3, 1, 'transaction', $4, '{}', 'delivered', 200, 5)`,
       [randomUUID(), attemptedId, attempted.id, event.id],
     );
 

@@ -153,11 +153,20 @@ export interface LogRow {
   id: string;
   delivery_id: string;
   attempt: number;
-  status: number;
+  outcome: string;
+  status: number | null;
   error: string | null;
   event_type: string;
   event_id: string;
-  request: { url: string; contentType: string; version: string; psp: string | null; type: string | null; uuid: string };
+  request: {
+    url: string;
+    contentType: string;
+    version: string;
+    psp: string | null;
+    type: string | null;
+    uuid: string;
+    referenceId?: string | null;
+  };
   next_attempt_at: Date | null;
   response_excerpt: string | null;
   duration_ms: number;
@@ -165,8 +174,8 @@ export interface LogRow {
 
 export async function logsOf(webhookId: string): Promise<LogRow[]> {
   const { rows } = await db().query<LogRow>(
-    `SELECT id, delivery_id, attempt, status, error, event_type, event_id, request, next_attempt_at, response_excerpt,
-            duration_ms
+    `SELECT id, delivery_id, attempt, outcome, status, error, event_type, event_id, request, next_attempt_at,
+            response_excerpt, duration_ms
        FROM webhook_log WHERE webhook_id = $1 ORDER BY attempt, created_at`,
     [webhookId],
   );

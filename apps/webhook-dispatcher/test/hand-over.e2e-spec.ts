@@ -157,9 +157,9 @@ describe('long attempts hand their message over to a stand-in (no message held f
       [2, true],
     ] as const) {
       await db().query(
-        `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+        `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
                                   duration_ms, manual)
-         VALUES ($1, $2, $3, $4, 'transaction', $5, '{}', 500, 5, $6)`,
+         VALUES ($1, $2, $3, $4, 'transaction', $5, '{}', 'failed', 500, 5, $6)`,
         [randomUUID(), deliveryId, hook.id, attempt, randomUUID(), manual],
       );
     }

@@ -89,9 +89,9 @@ async function recordedDelivery(
     const id = uuidV7At(at);
     logIds.push(id);
     await db().query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
                                 duration_ms, created_at, next_attempt_at)
-       VALUES ($1, $2, $3, $4, 'transaction', $5, '{}', 500, 5, $6, $7)`,
+       VALUES ($1, $2, $3, $4, 'transaction', $5, '{}', 'failed', 500, 5, $6, $7)`,
       [id, deliveryId, hook.id, i + 1, event.id, new Date(at), i === attempts.length - 1 ? new Date() : null],
     );
   }

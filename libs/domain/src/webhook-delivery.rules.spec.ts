@@ -3,18 +3,24 @@ import { payoutRecord, subscriptionRecord, transactionRecord } from '../test/fix
 import { deliverySubjectOf } from './webhook-delivery.rules.js';
 
 describe('deliverySubjectOf', () => {
-  it('records psp, type and uuid of a transaction', () => {
+  it('records psp, type, uuid and referenceId of a transaction', () => {
     expect(deliverySubjectOf({ type: 'transaction', transaction: transactionRecord })).toStrictEqual({
       psp: transactionRecord.psp,
       type: transactionRecord.type,
       uuid: transactionRecord.uuid,
+      referenceId: transactionRecord.referenceId,
     });
+    expect(transactionRecord.referenceId).toEqual(expect.any(String));
   });
 
-  it('records only the id of a subscription or payout, as uuid', () => {
+  it('records the id of a subscription or payout as uuid, and the referenceId a subscription has (a payout has none)', () => {
     expect(deliverySubjectOf({ type: 'subscription', subscription: subscriptionRecord })).toStrictEqual({
       uuid: subscriptionRecord.id,
+      referenceId: subscriptionRecord.referenceId,
     });
-    expect(deliverySubjectOf({ type: 'payout', payout: payoutRecord })).toStrictEqual({ uuid: payoutRecord.id });
+    expect(deliverySubjectOf({ type: 'payout', payout: payoutRecord })).toStrictEqual({
+      uuid: payoutRecord.id,
+      referenceId: null,
+    });
   });
 });

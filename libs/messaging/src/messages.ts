@@ -100,7 +100,7 @@ export const deliveryMessages = messageContract('delivery message', {
         eventType: { enum: EVENT_CATEGORIES },
         subject: {
           type: 'object',
-          properties: { psp: text, type: text, uuid: text },
+          properties: { psp: text, type: text, uuid: text, referenceId: { type: ['string', 'null'] } },
           required: ['uuid'],
           additionalProperties: false,
         },

@@ -92,8 +92,9 @@ const ROWS: Record<string, { key: string; insert: string; values: (id: string, i
   },
   webhook_log: {
     key: 'id',
-    insert: `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms)
-             VALUES ($1, $2, $3, 1, 'transaction', gen_random_uuid(), '{}', 200, 5)`,
+    insert: `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome,
+                                      status, duration_ms)
+             VALUES ($1, $2, $3, 1, 'transaction', gen_random_uuid(), '{}', 'delivered', 200, 5)`,
     values: (id, ids) => [id, ids.delivery, ids.webhook],
   },
 };

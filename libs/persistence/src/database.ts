@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { MIGRATIONS } from './migrations/index.js';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source.options.js';
 
@@ -60,9 +61,19 @@ export async function dropDatabase(url: string): Promise<void> {
 const migratorOptions = (url: string) =>
   dataSourceOptions({ url, poolSize: 1, applicationName: 'migrate', schema: 'public' });
 
-/** Applies every pending migration; returns the names applied. Safe to run from several processes. */
-export async function migrate(url: string): Promise<string[]> {
-  const dataSource = new DataSource(migratorOptions(url));
+/**
+ * Applies every pending migration — or, with `through`, those up to and including the one of that name (tests of a
+ * migration on a database populated in the layout before it); returns the names applied. Safe to run from several
+ * processes.
+ */
+export async function migrate(url: string, { through }: { through?: string } = {}): Promise<string[]> {
+  let migrations = MIGRATIONS;
+  if (through !== undefined) {
+    const last = MIGRATIONS.findIndex((migration) => new migration().name === through);
+    if (last === -1) throw new Error(`no migration named ${through}`);
+    migrations = MIGRATIONS.slice(0, last + 1);
+  }
+  const dataSource = new DataSource({ ...migratorOptions(url), migrations });
   await dataSource.initialize();
   try {
     // An advisory lock serialises concurrent migrators (e.g. several containers starting at once). They poll for it

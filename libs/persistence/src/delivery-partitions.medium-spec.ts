@@ -5,6 +5,7 @@ import pg from 'pg';
 import { dropDatabase, ensureDatabase, migrate, revert } from './database.js';
 
 const DAY_MS = 86_400_000;
+const NAME = 'DeliveryPartitions1763801700000';
 /** The UTC day of an instant, as the partitions are named: `20261126`. */
 const dayName = (time: number) => new Date(time).toISOString().slice(0, 10).replaceAll('-', '');
 
@@ -27,9 +28,9 @@ describe('migration DeliveryPartitions (real PostgreSQL, populated)', () => {
   beforeAll(async () => {
     await dropDatabase(url);
     await ensureDatabase(url);
-    await migrate(url);
+    await migrate(url, { through: NAME });
     // Back to the layout before it, and populate that.
-    expect(await revert(url, 1)).toEqual(['DeliveryPartitions1763801700000']);
+    expect(await revert(url, 1)).toEqual([NAME]);
     client = new pg.Client({ connectionString: url });
     await client.connect();
     const merchantId = randomUUIDv7();
@@ -75,7 +76,7 @@ describe('migration DeliveryPartitions (real PostgreSQL, populated)', () => {
     const before = { deliveries: await rowsOf('webhook_delivery'), log: await rowsOf('webhook_log') };
     expect([before.deliveries.length, before.log.length]).toEqual([900, 1800]);
 
-    expect(await migrate(url)).toEqual(['DeliveryPartitions1763801700000']);
+    expect(await migrate(url, { through: NAME })).toEqual([NAME]);
     expect({ deliveries: await rowsOf('webhook_delivery'), log: await rowsOf('webhook_log') }).toEqual(before);
     for (const table of ['webhook_delivery', 'webhook_log']) {
       const misplaced = await query(
@@ -95,7 +96,7 @@ describe('migration DeliveryPartitions (real PostgreSQL, populated)', () => {
       );
     }
 
-    expect(await revert(url, 1)).toEqual(['DeliveryPartitions1763801700000']);
+    expect(await revert(url, 1)).toEqual([NAME]);
     expect({ deliveries: await rowsOf('webhook_delivery'), log: await rowsOf('webhook_log') }).toEqual(before);
     const kinds = await query(
       `SELECT relname, relkind FROM pg_class WHERE relnamespace = 'delivery'::regnamespace AND relkind IN ('r', 'p')
@@ -124,7 +125,7 @@ describe('migration DeliveryPartitions (real PostgreSQL, populated)', () => {
   });
 
   it('keys each table on (id, created_at), one delivery per (webhook, event, created_at), and the log by webhook', async () => {
-    await migrate(url);
+    await migrate(url, { through: NAME });
     const keys = await query(
       `SELECT c.relname AS "table", i.relname AS index, pg_get_indexdef(i.oid) LIKE 'CREATE UNIQUE%' AS "unique",
               regexp_replace(pg_get_indexdef(i.oid), '.* USING btree ', '') AS columns
@@ -186,9 +187,9 @@ describe('migration DeliveryPartitions (real PostgreSQL, populated)', () => {
       [webhookId],
     );
     const log = await count('webhook_log');
-    expect(await revert(url, 1)).toEqual(['DeliveryPartitions1763801700000']);
+    expect(await revert(url, 1)).toEqual([NAME]);
     expect(await count('webhook_log')).toBe(log - 1);
-    expect(await migrate(url)).toEqual(['DeliveryPartitions1763801700000']);
+    expect(await migrate(url, { through: NAME })).toEqual([NAME]);
     expect(await count('webhook_log')).toBe(log - 1);
   });
 });

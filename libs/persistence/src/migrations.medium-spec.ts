@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import { testEnv } from '#testing';
 import pg from 'pg';
 import { dropDatabase, ensureDatabase, migrate, revert } from './database.js';
@@ -34,8 +35,9 @@ async function insertWebhookWithLoggedDelivery(client: pg.Client): Promise<strin
                        'https://example.com/h', 'json', '2026-08-20', true, '\\x7b7d'
                   FROM w, m RETURNING id, webhook_id, event_id),
           l AS (INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request,
-                                         status, duration_ms)
-                SELECT gen_random_uuid(), d.id, d.webhook_id, 1, 'transaction.created', d.event_id, '{}', 200, 5
+                                         outcome, status, duration_ms)
+                SELECT gen_random_uuid(), d.id, d.webhook_id, 1, 'transaction.created', d.event_id, '{}',
+                       'delivered', 200, 5
                   FROM d RETURNING webhook_id)
      SELECT webhook_id AS webhook FROM l`,
   );
@@ -88,6 +90,56 @@ describe('migrations (real PostgreSQL)', () => {
     expect(await revert(url, 1)).toEqual([]);
     expect(await migrate(url)).toHaveLength(MIGRATIONS.length);
     expect(await tables()).toEqual(expect.arrayContaining(['payments.merchant', 'payments.integration']));
+  });
+
+  it('gives the log entries written before outcomes their outcome from their status, and back', async () => {
+    expect(await revert(url, 1)).toEqual(['LogOutcomeAndSearch1763801800000']);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const webhook = randomUUID();
+      await client.query(
+        `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+                                  duration_ms)
+         SELECT gen_random_uuid(), gen_random_uuid(), $1, 1, 'transaction', gen_random_uuid(), '{}', s, 5
+           FROM unnest(ARRAY[200, 204, 299, 0, 301, 404, 500]) AS s`,
+        [webhook],
+      );
+      expect(await migrate(url)).toEqual(['LogOutcomeAndSearch1763801800000']);
+      const outcomes = async () =>
+        (await client.query(`SELECT status, outcome FROM webhook_log WHERE webhook_id = $1 ORDER BY status`, [webhook]))
+          .rows;
+      expect(await outcomes()).toEqual([
+        { status: 0, outcome: 'failed' },
+        { status: 200, outcome: 'delivered' },
+        { status: 204, outcome: 'delivered' },
+        { status: 299, outcome: 'delivered' },
+        { status: 301, outcome: 'failed' },
+        { status: 404, outcome: 'failed' },
+        { status: 500, outcome: 'failed' },
+      ]);
+      // An entry that made no request has no status, and only then.
+      const insert = (outcome: string, status: number | null) =>
+        client.query(
+          `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome,
+                                    status, duration_ms)
+           VALUES (gen_random_uuid(), gen_random_uuid(), $1, 1, 'transaction', gen_random_uuid(), '{}', $2, $3, 0)`,
+          [webhook, outcome, status],
+        );
+      await insert('skipped', null);
+      await expect(insert('failed', null)).rejects.toThrow(/webhook_log_outcome_check/);
+      await expect(insert('superseded', 500)).rejects.toThrow(/webhook_log_outcome_check/);
+      await expect(insert('lost', 500)).rejects.toThrow(/webhook_log_outcome_check/);
+      // Down: the older layout has no place for an entry without a request.
+      expect(await revert(url, 1)).toEqual(['LogOutcomeAndSearch1763801800000']);
+      expect(
+        (await client.query(`SELECT count(*)::int AS n FROM webhook_log WHERE webhook_id = $1`, [webhook])).rows[0].n,
+      ).toBe(7);
+      expect(await migrate(url)).toHaveLength(1);
+      await client.query(`DELETE FROM webhook_log WHERE webhook_id = $1`, [webhook]);
+    } finally {
+      await client.end();
+    }
   });
 
   it("keeps a deleted webhook's deliveries and log: they are the dispatcher's, which deletes them itself", async () => {

@@ -1,10 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { WEBHOOK_CONTENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
-import type { WebhookLogRequest } from '#persistence';
+import { LOG_OUTCOMES, type LogOutcome, type WebhookLogRequest } from '#persistence';
 import type { WebhookLogView } from './webhook-log.view.js';
 
 /** OpenAPI: what an attempt sent. */
-export class WebhookLogRequestDoc implements WebhookLogRequest {
+export class WebhookLogRequestDoc implements Required<WebhookLogRequest> {
   @ApiProperty({ description: 'The URL the attempt was sent to.' }) url!: string;
   @ApiProperty({ enum: WEBHOOK_CONTENT_TYPES }) contentType!: string;
   @ApiProperty({ enum: WEBHOOK_VERSIONS }) version!: string;
@@ -13,6 +13,12 @@ export class WebhookLogRequestDoc implements WebhookLogRequest {
   @ApiProperty({ type: 'string', nullable: true, description: "The transaction's type; null for other events." })
   type!: string | null;
   @ApiProperty({ format: 'uuid', description: 'The id of the transaction, subscription or payout.' }) uuid!: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: "The transaction's or subscription's referenceId (the shop's order number); null when it has none.",
+  })
+  referenceId!: string | null;
 }
 
 /** OpenAPI: one delivery attempt. */
@@ -23,8 +29,19 @@ export class WebhookLogDoc implements WebhookLogView {
   @ApiProperty({ example: 'transaction' }) eventType!: string;
   @ApiProperty({ format: 'uuid' }) eventId!: string;
   @ApiProperty({ type: WebhookLogRequestDoc }) request!: WebhookLogRequestDoc;
-  @ApiProperty({ type: 'integer', description: 'HTTP status; 0 when no complete response arrived in time.' })
-  status!: number;
+  @ApiProperty({
+    enum: LOG_OUTCOMES,
+    description:
+      'delivered: answered 2xx; failed: any other answer, or none; skipped: not sent, the webhook was disabled; ' +
+      'superseded: a repeat not sent, because a newer event of the same subject was delivered.',
+  })
+  outcome!: LogOutcome;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'HTTP status; 0 when no complete response arrived in time; null when no request was made.',
+  })
+  status!: number | null;
   @ApiProperty({ type: 'integer' }) durationMs!: number;
   @ApiProperty({ type: 'string', nullable: true, description: 'Why no response arrived (for status 0).' })
   error!: string | null;

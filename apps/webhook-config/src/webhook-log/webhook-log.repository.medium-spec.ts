@@ -4,7 +4,7 @@ import { dataSourceOptions, WebhookLogEntity } from '#persistence';
 import { testEnv, uuidV7At } from '#testing';
 import { DataSource } from 'typeorm';
 import { seedDeliveryRow, tenOClockDaysAgo } from '../../test/support/log-seed.js';
-import { WebhookLogRepository, type LoggedAttempt } from './webhook-log.repository.js';
+import { WebhookLogRepository, type LoggedAttempt, type PageOptions } from './webhook-log.repository.js';
 
 describe('WebhookLogRepository (real PostgreSQL)', () => {
   let db: DataSource;
@@ -32,9 +32,10 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
     const deliveryIds = [deliveryId, ...Array.from({ length: 199 }, () => uuidV7At(base.getTime()))];
     // 2,000 attempts of 200 deliveries over a few seconds, many sharing a microsecond timestamp.
     await db.query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, created_at)
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status, duration_ms, created_at)
        SELECT gen_random_uuid(), ($1::uuid[])[1 + i % 200], $2, 1 + i / 200, 'transaction', gen_random_uuid(), '{"url":"u","contentType":"json","version":"v","psp":null,"type":null,"uuid":"x"}',
-              CASE WHEN i % 3 = 0 THEN 500 ELSE 200 END, 10, $3::timestamptz + make_interval(secs => (i / 4) * 0.000137)
+              CASE WHEN i % 3 = 0 THEN 'failed' ELSE 'delivered' END, CASE WHEN i % 3 = 0 THEN 500 ELSE 200 END, 10,
+              $3::timestamptz + make_interval(secs => (i / 4) * 0.000137)
          FROM generate_series(1, 2000) AS i`,
       [deliveryIds, webhookId, base],
     );
@@ -73,7 +74,7 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
     const failures: WebhookLogEntity[] = [];
     let after;
     do {
-      const page = await logs.page(webhookId, { limit: 50, after, outcome: 'failure' });
+      const page = await logs.page(webhookId, { limit: 50, after, outcome: 'failed' });
       failures.push(...page.rows);
       after = page.next ?? undefined;
     } while (after);
@@ -124,4 +125,94 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
       [...older.matchAll(/on webhook_log_p(\d{8}) /g)].every(([, scanned]) => scanned <= day(windowStart.getTime())),
     ).toBe(true);
   });
+});
+
+describe('WebhookLogRepository search (real PostgreSQL)', () => {
+  let db: DataSource;
+  let logs: WebhookLogRepository;
+  const webhookId = randomUUID();
+  const subjects = Array.from({ length: 100 }, () => randomUUID());
+  const at = new Date(tenOClockDaysAgo(1));
+  /** Entry i: outcome by i % 3, event type by i % 5, subject i % 100, referenceId order-(i % 300) (payouts: none). */
+  const outcomeOf = (i: number) => ['delivered', 'failed', 'skipped'][i % 3];
+  const typeOf = (i: number) => (i % 5 === 0 ? 'payout' : i % 5 === 1 ? 'subscription' : 'transaction');
+  const entries = Array.from({ length: 3000 }, (_, i) => i);
+
+  beforeAll(async () => {
+    db = new DataSource(dataSourceOptions({ url: testEnv().databaseUrl, entities: [WebhookLogEntity], poolSize: 2 }));
+    await db.initialize();
+    logs = new WebhookLogRepository(db.getRepository(WebhookLogEntity));
+    await db.query(
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
+                                duration_ms, created_at)
+       SELECT gen_random_uuid(), gen_random_uuid(), $1, 1,
+              CASE i % 5 WHEN 0 THEN 'payout' WHEN 1 THEN 'subscription' ELSE 'transaction' END, gen_random_uuid(),
+              jsonb_build_object('url', 'u', 'uuid', ($2::text[])[1 + i % 100],
+                                 'referenceId', CASE WHEN i % 5 = 0 THEN NULL ELSE 'order-' || (i % 300) END),
+              (ARRAY['delivered', 'failed', 'skipped'])[1 + i % 3],
+              CASE i % 3 WHEN 0 THEN 200 WHEN 1 THEN 500 END, 10, $3::timestamptz + i * interval '1 ms'
+         FROM generate_series(0, 2999) AS i`,
+      [webhookId, subjects, at],
+    );
+    await db.query('ANALYZE webhook_log');
+  });
+  afterAll(async () => {
+    await db.destroy();
+  });
+
+  const all = async (filters: Omit<PageOptions, 'limit' | 'after'>) => {
+    const found: LoggedAttempt[] = [];
+    let after;
+    do {
+      const page = await logs.page(webhookId, { limit: 100, after, ...filters });
+      found.push(...page.rows);
+      after = page.next ?? undefined;
+    } while (after);
+    return found;
+  };
+  const expected = (keep: (i: number) => boolean) => entries.filter(keep).length;
+
+  it('finds exactly the entries of each filter, and of filters combined, newest first', async () => {
+    const skipped = await all({ outcome: 'skipped' });
+    expect(skipped).toHaveLength(1000);
+    expect(skipped.every((row) => row.outcome === 'skipped' && row.status === null)).toBe(true);
+    expect(await all({ eventType: 'payout' })).toHaveLength(600);
+    const ofSubject = await all({ subject: subjects[7] });
+    expect(ofSubject).toHaveLength(30);
+    expect(ofSubject.every((row) => row.request.uuid === subjects[7])).toBe(true);
+    const order = await all({ referenceId: 'order-7' });
+    expect(order).toHaveLength(expected((i) => i % 300 === 7 && i % 5 !== 0));
+    expect(order.map((row) => row.createdAt.getTime())).toEqual(
+      order.map((row) => row.createdAt.getTime()).sort((a, b) => b - a),
+    );
+    expect(await all({ referenceId: 'order-7', outcome: 'failed', eventType: 'subscription' })).toHaveLength(
+      expected((i) => i % 300 === 7 && outcomeOf(i) === 'failed' && typeOf(i) === 'subscription'),
+    );
+    expect(await all({ referenceId: 'order-none' })).toEqual([]);
+  });
+
+  it.each([
+    ['outcome', { outcome: 'failed' as const }, /outcome = /],
+    ['eventType', { eventType: 'subscription' }, /event_type = /],
+    ['subject', { subject: subjects[3] }, /\(request ->> 'uuid'::text\) = /],
+    ['referenceId', { referenceId: 'order-42' }, /\(request ->> 'referenceId'::text\) = /],
+  ])(
+    'serves a page filtered by %s from its index on the day that holds the entries, not by scanning the day',
+    async (_, filter, key) => {
+      const [sql, parameters] = logs
+        .pageQuery(webhookId, { limit: 20, ...filter }, { from: new Date(at.getTime() - 86_400_000) })
+        .limit(21)
+        .getQueryAndParameters();
+      const lines = (await db.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${sql}`, parameters)).map(
+        (row: { 'QUERY PLAN': string }) => row['QUERY PLAN'],
+      );
+      // The populated day is read through the filter's index (its key in the Index Cond, beside the webhook); a
+      // selective filter's few matches may then be sorted, which costs nothing. The other days hold none of its rows.
+      const day = `webhook_log_p${at.toISOString().slice(0, 10).replaceAll('-', '')}`;
+      const scan = lines.findIndex((line: string) => line.includes(` on ${day} `));
+      expect(lines[scan]).toMatch(/Index Scan using \S+ on /);
+      expect(lines[scan + 1]).toMatch(/Index Cond: \(\(webhook_id = /);
+      expect(lines[scan + 1]).toMatch(key);
+    },
+  );
 });

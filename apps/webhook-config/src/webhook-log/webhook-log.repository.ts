@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createdAtRangeOf, logOfDeliveryRange, ROW_TIME_SLACK_MS } from '#domain';
-import { WebhookLogEntity } from '#persistence';
+import { WebhookLogEntity, type LogOutcome } from '#persistence';
 import { Repository, type SelectQueryBuilder } from 'typeorm';
-import type { LogOutcome } from './dtos/list-logs.query.js';
 import { cursorTime, type LogCursor } from './log-cursor.js';
 
 /** How far back from its start a page looks first (see `page`). */
@@ -19,7 +18,12 @@ export type LoggedAttempt = WebhookLogEntity & { ordinal: number };
 export interface PageOptions {
   limit: number;
   after?: LogCursor;
+  /** Filters, combined; each served by an index (webhook, value, created_at DESC, id DESC). */
   outcome?: LogOutcome;
+  eventType?: string;
+  /** The subject's id: `request.uuid`. */
+  subject?: string;
+  referenceId?: string;
 }
 
 export interface LogPage {
@@ -30,7 +34,8 @@ export interface LogPage {
 
 /**
  * The log of one webhook, newest first, by keyset on (created_at, id) — the index
- * webhook_log_webhook_idx (webhook_id, created_at DESC, id DESC) serves every page at the same cost.
+ * webhook_log_webhook_idx (webhook_id, created_at DESC, id DESC) serves every page at the same cost, and a filtered
+ * page is served the same way by its filter's index (webhook_id, value, created_at DESC, id DESC).
  *
  * The log is partitioned by day on created_at (the dispatcher drops the days older than WEBHOOK_LOG_RETENTION):
  * every query bounds created_at, so that PostgreSQL reads only the days it needs — a page the days from its cursor
@@ -92,8 +97,12 @@ export class WebhookLogRepository {
         afterId: options.after.id,
       });
     }
-    if (options.outcome === 'success') query.andWhere('log.status BETWEEN 200 AND 299');
-    if (options.outcome === 'failure') query.andWhere('NOT (log.status BETWEEN 200 AND 299)');
+    if (options.outcome) query.andWhere('log.outcome = :outcome', { outcome: options.outcome });
+    if (options.eventType) query.andWhere('log.event_type = :eventType', { eventType: options.eventType });
+    if (options.subject) query.andWhere("log.request->>'uuid' = :subject", { subject: options.subject });
+    if (options.referenceId) {
+      query.andWhere("log.request->>'referenceId' = :referenceId", { referenceId: options.referenceId });
+    }
     return query;
   }
 

@@ -34,6 +34,9 @@ export class WebhookLogService {
       limit: query.limit ?? DEFAULT_LOG_PAGE_SIZE,
       after,
       outcome: query.outcome,
+      eventType: query.eventType,
+      subject: query.subject,
+      referenceId: query.referenceId,
     });
     return { data: page.rows.map(toWebhookLogView), nextCursor: page.next ? encodeLogCursor(page.next) : null };
   }

@@ -1,4 +1,4 @@
-import type { WebhookLogRequest } from '#persistence';
+import type { LogOutcome, WebhookLogRequest } from '#persistence';
 import type { LoggedAttempt } from './webhook-log.repository.js';
 
 /**
@@ -10,8 +10,10 @@ export interface WebhookLogView {
   attempt: number;
   eventType: string;
   eventId: string;
-  request: WebhookLogRequest;
-  status: number;
+  request: Required<WebhookLogRequest>;
+  outcome: LogOutcome;
+  /** The HTTP status, 0 when no response came; null when no request was made (skipped, superseded). */
+  status: number | null;
   durationMs: number;
   error: string | null;
   responseExcerpt: string | null;
@@ -33,7 +35,9 @@ export function toWebhookLogView(log: LoggedAttempt): WebhookLogView {
       psp: log.request.psp ?? null,
       type: log.request.type ?? null,
       uuid: log.request.uuid,
+      referenceId: log.request.referenceId ?? null,
     },
+    outcome: log.outcome,
     status: log.status,
     durationMs: log.durationMs,
     error: log.error,

@@ -17,7 +17,10 @@ export async function seedDelivery(
   db: DataSource,
   webhook: { id: string; merchantId: string; url: string },
   attempts: Array<{
-    status: number;
+    /** null: no request was made (outcome skipped or superseded). */
+    status: number | null;
+    /** Default: delivered for a 2xx status, failed for any other. */
+    outcome?: 'delivered' | 'failed' | 'skipped' | 'superseded';
     createdAt: Date;
     error?: string | null;
     responseExcerpt?: string | null;
@@ -28,17 +31,20 @@ export async function seedDelivery(
     manual?: boolean;
   }>,
   deliveryCreatedAt?: Date,
-): Promise<{ deliveryId: string; eventId: string; logIds: string[] }> {
+  /** The event's kind and its subject's referenceId (default: a transaction without one). */
+  event: { type?: 'transaction' | 'subscription' | 'payout'; referenceId?: string | null } = {},
+): Promise<{ deliveryId: string; eventId: string; uuid: string; logIds: string[] }> {
   const first = Math.min(...attempts.map((attempt) => attempt.createdAt.getTime()));
   const createdAt = deliveryCreatedAt ?? (attempts.length > 0 ? new Date(first) : undefined);
   const { deliveryId, eventId, uuid } = await seedDeliveryRow(db, webhook, createdAt);
+  const eventType = event.type ?? 'transaction';
   const logIds: string[] = [];
   for (const [index, attempt] of attempts.entries()) {
     const id = uuidV7At(attempt.createdAt.getTime());
     logIds.push(id);
     await db.query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status, duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
-       VALUES ($1, $2, $3, $4, 'transaction', $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status, duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
+       VALUES ($1, $2, $3, $4, $14, $5, $6, $15, $7, $8, $9, $10, $11, $12, $13)`,
       [
         id,
         deliveryId,
@@ -49,9 +55,10 @@ export async function seedDelivery(
           url: webhook.url,
           contentType: 'json',
           version: '2026-08-20',
-          psp: 'Payrexx Direct',
-          type: 'e-commerce',
+          psp: eventType === 'transaction' ? 'Payrexx Direct' : null,
+          type: eventType === 'transaction' ? 'e-commerce' : null,
           uuid,
+          referenceId: event.referenceId ?? null,
         }),
         attempt.status,
         attempt.durationMs ?? 120,
@@ -60,10 +67,13 @@ export async function seedDelivery(
         attempt.createdAt,
         attempt.nextAttemptAt ?? null,
         attempt.manual ?? false,
+        eventType,
+        attempt.outcome ??
+          (attempt.status !== null && attempt.status >= 200 && attempt.status <= 299 ? 'delivered' : 'failed'),
       ],
     );
   }
-  return { deliveryId, eventId, logIds };
+  return { deliveryId, eventId, uuid, logIds };
 }
 
 /** Writes a delivery of a transaction event the way the dispatcher does, without attempts, created `createdAt`. */

@@ -177,8 +177,11 @@ export const api = {
    * @param {string} id
    * @param {LogQuery} [query]
    */
-  logs: (id, { cursor, outcome, limit = 20 } = {}) =>
-    call('get', '/api/webhooks/{id}/logs', { path: { id }, query: { limit, cursor, outcome } }),
+  logs: (id, { cursor, outcome, eventType, subject, referenceId, limit = 20 } = {}) =>
+    call('get', '/api/webhooks/{id}/logs', {
+      path: { id },
+      query: { limit, cursor, outcome, eventType, subject, referenceId },
+    }),
   /** @param {string} id */
   sendTest: (id) => call('post', '/api/webhooks/{id}/test', { path: { id } }),
   /**

@@ -71,6 +71,16 @@ export function retentionText(ms) {
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
+ * The badge of a log entry: its status, or for an entry that made no request (status null) its outcome.
+ * @param {{ status: number | null, outcome: string }} entry
+ * @returns {{ text: string, tone: 'ok' | 'warn' | 'bad' }}
+ */
+export function entryBadge(entry) {
+  if (entry.status !== null) return statusBadge(entry.status);
+  return entry.outcome === 'skipped' ? { text: 'Not sent', tone: 'warn' } : { text: 'Not repeated', tone: 'ok' };
+}
+
+/**
  * The badge text and tone of a status.
  * @param {number} status
  * @returns {{ text: string, tone: 'ok' | 'warn' | 'bad' }}

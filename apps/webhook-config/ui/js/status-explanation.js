@@ -137,6 +137,32 @@ const KNOWN = {
   },
 };
 
+/** Entries that made no request (CONTRACT §5: status null), by outcome. */
+const NOT_SENT = {
+  skipped: {
+    title: 'Not sent — the webhook was disabled',
+    cause: 'While a webhook is disabled, its events are recorded here but not sent.',
+    remedy: 'Enable the webhook; then recover the events you missed since the time it was disabled.',
+  },
+  superseded: {
+    title: 'Repeat not needed — a newer status was delivered',
+    cause:
+      'A newer event of the same payment reached your server, so this older one was not sent again: shop systems ' +
+      'answer an outdated status with an error.',
+    remedy: 'Nothing to do.',
+  },
+};
+
+/**
+ * Explains a log entry: the HTTP status its attempt ended with, or why no request was made.
+ * @param {{ status: number | null, outcome: string }} entry
+ * @returns {StatusExplanation}
+ */
+export function explainEntry(entry) {
+  if (entry.status !== null) return explainStatus(entry.status);
+  return entry.outcome === 'skipped' ? NOT_SENT.skipped : NOT_SENT.superseded;
+}
+
 /**
  * Explains any HTTP status a delivery attempt ended with (0 = no complete response).
  * @param {number} status

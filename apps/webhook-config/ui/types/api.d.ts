@@ -475,6 +475,8 @@ export interface components {
        * @description The id of the transaction, subscription or payout.
        */
       uuid: string;
+      /** @description The transaction's or subscription's referenceId (the shop's order number); null when it has none. */
+      referenceId: string | null;
     };
     WebhookLogDoc: {
       /** Format: uuid */
@@ -486,8 +488,13 @@ export interface components {
       /** Format: uuid */
       eventId: string;
       request: components['schemas']['WebhookLogRequestDoc'];
-      /** @description HTTP status; 0 when no complete response arrived in time. */
-      status: number;
+      /**
+       * @description delivered: answered 2xx; failed: any other answer, or none; skipped: not sent, the webhook was disabled; superseded: a repeat not sent, because a newer event of the same subject was delivered.
+       * @enum {string}
+       */
+      outcome: 'delivered' | 'failed' | 'skipped' | 'superseded';
+      /** @description HTTP status; 0 when no complete response arrived in time; null when no request was made. */
+      status: number | null;
       durationMs: number;
       /** @description Why no response arrived (for status 0). */
       error: string | null;
@@ -1300,8 +1307,14 @@ export interface operations {
         limit?: number;
         /** @description nextCursor of the previous page */
         cursor?: string;
-        /** @description success = 2xx, failure = anything else */
-        outcome?: 'success' | 'failure';
+        /** @description delivered = 2xx; failed = any other answer or none; skipped = not sent, the webhook was disabled; superseded = a repeat not sent, a newer event of its subject was delivered */
+        outcome?: 'delivered' | 'failed' | 'skipped' | 'superseded';
+        /** @description the kind of event */
+        eventType?: 'transaction' | 'subscription' | 'payout';
+        /** @description a transaction uuid, or a subscription or payout id */
+        subject?: string;
+        /** @description the transaction's or subscription's referenceId (the shop's order number) */
+        referenceId?: string;
       };
       header?: never;
       path: {

@@ -2,7 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { createdAtRangeOf, logOfDeliveryRange } from '#domain';
-import { isTransientDatabaseError, type WebhookLogRequest } from '#persistence';
+import { isTransientDatabaseError, type LogOutcome, type WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
 
@@ -15,7 +15,9 @@ export interface AttemptRecord {
   eventType: string;
   eventId: string;
   request: WebhookLogRequest;
-  status: number;
+  outcome: LogOutcome;
+  /** The HTTP status (0: no response); null when no request was made (skipped, superseded). */
+  status: number | null;
   durationMs: number;
   error: string | null;
   responseExcerpt: string | null;
@@ -108,11 +110,11 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
    */
   private async insertRows(records: AttemptRecord[]): Promise<void> {
     await this.db.query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, status,
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
                                 duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
        SELECT * FROM json_to_recordset($1::json)
          AS r(id uuid, "deliveryId" uuid, "webhookId" uuid, attempt int, "eventType" text, "eventId" uuid,
-              request jsonb, status int, "durationMs" int, error text, "responseExcerpt" text,
+              request jsonb, outcome text, status int, "durationMs" int, error text, "responseExcerpt" text,
               "createdAt" timestamptz, "nextAttemptAt" timestamptz, manual boolean)
        ON CONFLICT (id, created_at) DO NOTHING`,
       [JSON.stringify(records)],

@@ -8,12 +8,18 @@ export interface WebhookLogRequest {
   psp: string | null;
   type: string | null;
   uuid: string;
+  /** The subject's referenceId (the shop's order number), null when it has none or was logged before it was kept. */
+  referenceId?: string | null;
 }
+
+/** What became of one delivery at one log entry (CONTRACT §5). */
+export const LOG_OUTCOMES = ['delivered', 'failed', 'skipped', 'superseded'] as const;
+export type LogOutcome = (typeof LOG_OUTCOMES)[number];
 
 /**
  * One delivery attempt, as webhook-config reads it: through the dispatcher's view of its log (the table
  * delivery.webhook_log is the dispatcher's, which writes it in SQL). `status` is the HTTP status, 0 when no complete
- * response arrived in time.
+ * response arrived in time, null when no request was made (`skipped`, `superseded`).
  */
 @ViewEntity({ schema: 'delivery', name: 'webhook_log_for_webhook_config', synchronize: false })
 export class WebhookLogEntity {
@@ -24,7 +30,8 @@ export class WebhookLogEntity {
   @ViewColumn({ name: 'event_type' }) eventType!: string;
   @ViewColumn({ name: 'event_id' }) eventId!: string;
   @ViewColumn() request!: WebhookLogRequest;
-  @ViewColumn() status!: number;
+  @ViewColumn() outcome!: LogOutcome;
+  @ViewColumn() status!: number | null;
   @ViewColumn({ name: 'duration_ms' }) durationMs!: number;
   @ViewColumn() error!: string | null;
   @ViewColumn({ name: 'response_excerpt' }) responseExcerpt!: string | null;

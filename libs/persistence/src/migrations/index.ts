@@ -11,6 +11,7 @@ import { TransactionUpdatedPageIndex1763801000000 } from './1763801000000-transa
 import { AppSchemasAndRoles1763801500000 } from './1763801500000-app-schemas-and-roles.js';
 import { OutboxEventTraceparent1763801600000 } from './1763801600000-outbox-event-traceparent.js';
 import { DeliveryPartitions1763801700000 } from './1763801700000-delivery-partitions.js';
+import { LogOutcomeAndSearch1763801800000 } from './1763801800000-log-outcome-and-search.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   AppSchemasAndRoles1763801500000,
   OutboxEventTraceparent1763801600000,
   DeliveryPartitions1763801700000,
+  LogOutcomeAndSearch1763801800000,
 ];

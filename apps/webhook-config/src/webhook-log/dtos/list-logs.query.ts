@@ -1,11 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
+import { LOG_OUTCOMES, type LogOutcome } from '#persistence';
 
-export const LOG_OUTCOMES = ['success', 'failure'] as const;
-export type LogOutcome = (typeof LOG_OUTCOMES)[number];
-
-/** `GET /api/webhooks/{id}/logs?limit=&cursor=&outcome=`. */
+/** `GET /api/webhooks/{id}/logs?limit=&cursor=&outcome=&eventType=&subject=&referenceId=`; the filters combine. */
 export class ListLogsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
@@ -21,8 +20,30 @@ export class ListLogsQuery {
   @MaxLength(200, { message: 'cursor must be the nextCursor of a previous page' })
   cursor?: string;
 
-  @ApiPropertyOptional({ enum: LOG_OUTCOMES, description: 'success = 2xx, failure = anything else' })
+  @ApiPropertyOptional({
+    enum: LOG_OUTCOMES,
+    description:
+      'delivered = 2xx; failed = any other answer or none; skipped = not sent, the webhook was disabled; ' +
+      'superseded = a repeat not sent, a newer event of its subject was delivered',
+  })
   @IsOptional()
-  @IsIn(LOG_OUTCOMES, { message: 'outcome must be success or failure' })
+  @IsIn(LOG_OUTCOMES, { message: `outcome must be one of ${LOG_OUTCOMES.join(', ')}` })
   outcome?: LogOutcome;
+
+  @ApiPropertyOptional({ enum: WEBHOOK_EVENT_TYPES, description: 'the kind of event' })
+  @IsOptional()
+  @IsIn(WEBHOOK_EVENT_TYPES, { message: `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+  eventType?: WebhookEventType;
+
+  @ApiPropertyOptional({ description: 'a transaction uuid, or a subscription or payout id', format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all', { message: 'subject must be a transaction uuid or a subscription or payout id' })
+  subject?: string;
+
+  @ApiPropertyOptional({ description: "the transaction's or subscription's referenceId (the shop's order number)" })
+  @IsOptional()
+  @IsString({ message: 'referenceId must be text of 1 to 255 characters' })
+  @MinLength(1, { message: 'referenceId must be text of 1 to 255 characters' })
+  @MaxLength(255, { message: 'referenceId must be text of 1 to 255 characters' })
+  referenceId?: string;
 }

@@ -1,12 +1,14 @@
 // @ts-check
 import { api } from '../api.js';
 import { h, render, toast } from '../dom.js';
-import { formatDateTime, formatDuration, retentionText, statusBadge } from '../format.js';
-import { explainStatus, senderAddressAdvice } from '../status-explanation.js';
+import { entryBadge, formatDateTime, formatDuration, retentionText } from '../format.js';
+import { explainEntry, senderAddressAdvice } from '../status-explanation.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
 /** @typedef {Schemas['WebhookLogDoc']} LogEntry */
-/** @typedef {NonNullable<import('../api.js').LogQuery['outcome']>} Outcome */
+/** @typedef {Pick<import('../api.js').LogQuery, 'outcome' | 'eventType' | 'subject' | 'referenceId'>} Filters */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The published sender addresses, fetched once per page load for the 403 explanation (null: not available).
@@ -30,8 +32,8 @@ function loadSenderAddresses() {
  * @param {{ retentionMs?: number }} [settings] `retentionMs`: how long the log is kept (unknown from an older server)
  */
 export function logPanel(webhook, { retentionMs } = {}) {
-  /** @type {Outcome | undefined} the "Show" filter; undefined: all attempts */
-  let outcome;
+  /** @type {Filters} the filters chosen; none: every entry */
+  let filters = {};
   /** @type {LogEntry[]} */
   let entries = [];
   /** @type {string | null} */
@@ -45,15 +47,53 @@ export function logPanel(webhook, { retentionMs } = {}) {
   /** @type {HTMLSelectElement} */
   const outcomeSelect = h(
     'select',
-    {
-      id: 'log-outcome',
-      // The options below are '' (all) and the server's outcomes.
-      onchange: () => ((outcome = /** @type {Outcome} */ (outcomeSelect.value) || undefined), reload()),
-    },
-    h('option', { value: '' }, 'All attempts'),
-    h('option', { value: 'success' }, 'Delivered'),
-    h('option', { value: 'failure' }, 'Failed'),
+    { id: 'log-outcome', onchange: () => applyFilters() },
+    // '' (all) and the server's outcomes.
+    h('option', { value: '' }, 'All entries'),
+    h('option', { value: 'delivered' }, 'Delivered'),
+    h('option', { value: 'failed' }, 'Failed'),
+    h('option', { value: 'skipped' }, 'Not sent (disabled)'),
+    h('option', { value: 'superseded' }, 'Not repeated (newer status delivered)'),
   );
+  /** @type {HTMLSelectElement} */
+  const eventSelect = h(
+    'select',
+    { id: 'log-event-type', onchange: () => applyFilters() },
+    h('option', { value: '' }, 'All events'),
+    h('option', { value: 'transaction' }, 'Transactions'),
+    h('option', { value: 'subscription' }, 'Subscriptions'),
+    h('option', { value: 'payout' }, 'Payouts'),
+  );
+  /** @type {HTMLInputElement} */
+  const findInput = h('input', {
+    id: 'log-find',
+    type: 'search',
+    maxLength: 255,
+    placeholder: 'e.g. 1001',
+    'aria-describedby': 'log-find-hint',
+  });
+
+  /** Reads the filter controls: a uuid in "Find" is a payment's (subscription's, payout's) id, other text an order reference. */
+  function applyFilters() {
+    const find = findInput.value.trim();
+    filters = {
+      outcome: /** @type {Filters['outcome']} */ (outcomeSelect.value || undefined),
+      eventType: /** @type {Filters['eventType']} */ (eventSelect.value || undefined),
+      subject: UUID.test(find) ? find : undefined,
+      referenceId: find && !UUID.test(find) ? find : undefined,
+    };
+    return reload();
+  }
+
+  /** Back to every entry, the controls too. */
+  function clearFilters() {
+    filters = {};
+    outcomeSelect.value = '';
+    eventSelect.value = '';
+    findInput.value = '';
+  }
+
+  const filtered = () => Object.values(filters).some((value) => value !== undefined);
   const refreshButton = h(
     'button',
     { type: 'button', class: 'button button-secondary', onclick: () => reload() },
@@ -62,7 +102,7 @@ export function logPanel(webhook, { retentionMs } = {}) {
 
   async function reload() {
     const load = ++loading;
-    const [page, addresses] = await Promise.all([api.logs(webhook.id, { outcome }), loadSenderAddresses()]);
+    const [page, addresses] = await Promise.all([api.logs(webhook.id, filters), loadSenderAddresses()]);
     if (load !== loading) return entries[0]?.id ?? null; // a later reload (e.g. another filter) wins
     entries = page.data;
     senders = addresses;
@@ -75,7 +115,7 @@ export function logPanel(webhook, { retentionMs } = {}) {
   async function loadMore(button) {
     button.disabled = true;
     const load = loading;
-    const page = await api.logs(webhook.id, { outcome, cursor: nextCursor ?? undefined });
+    const page = await api.logs(webhook.id, { ...filters, cursor: nextCursor ?? undefined });
     if (load !== loading) return; // the log was reloaded meanwhile (another filter): this page belongs to the old one
     entries = [...entries, ...page.data];
     nextCursor = page.nextCursor;
@@ -83,25 +123,24 @@ export function logPanel(webhook, { retentionMs } = {}) {
   }
 
   /**
-   * Sends a test or a resend (`send`) so that the merchant sees its result: a "Show" filter could hide it, so
-   * the log first goes back to all attempts (visibly: the select changes and the message says so), then it is
+   * Sends a test or a resend (`send`) so that the merchant sees its result: a filter could hide it, so the log
+   * first goes back to every entry (visibly: the controls are cleared and the message says so), then it is
    * watched until the new attempt arrives.
    * @param {() => Promise<unknown>} send
    * @param {string} sentMessage
    * @param {(attempt: LogEntry) => boolean} [isResult]
    */
   async function sendAndWatch(send, sentMessage, isResult = () => true) {
-    const filtered = outcome !== undefined;
-    if (filtered) {
-      outcome = undefined;
-      outcomeSelect.value = '';
+    const wasFiltered = filtered();
+    if (wasFiltered) {
+      clearFilters();
       await reload();
     }
     const previousTopId = entries[0]?.id ?? null;
     await send();
     toast(
-      filtered
-        ? `${sentMessage} The log shows all attempts again; the result appears in a few seconds.`
+      wasFiltered
+        ? `${sentMessage} The log shows all entries again; the result appears in a few seconds.`
         : `${sentMessage} The result appears in the log in a few seconds.`,
     );
     void watchForNew(previousTopId, isResult);
@@ -129,8 +168,8 @@ export function logPanel(webhook, { retentionMs } = {}) {
         await reload().catch(() => undefined);
         const hidden = !entries.some((entry) => entry.id === newest.id);
         toast(
-          `Delivery result: ${statusBadge(newest.status).text} — ${explainStatus(newest.status).title}.` +
-            (hidden ? ' Choose “All attempts” under “Show” to see it in the log.' : ''),
+          `Delivery result: ${entryBadge(newest).text} — ${explainEntry(newest).title}.` +
+            (hidden ? ' Clear the filters to see it in the log.' : ''),
         );
         return;
       }
@@ -174,14 +213,14 @@ export function logPanel(webhook, { retentionMs } = {}) {
         h(
           'p',
           { class: 'muted' },
-          outcome ? 'No attempts match this filter.' : 'No deliveries yet. Use “Send test” to try your server now.',
+          filtered() ? 'No entries match these filters.' : 'No deliveries yet. Use “Send test” to try your server now.',
         ),
       );
       return;
     }
     const rows = entries.map((entry) => {
-      const badge = statusBadge(entry.status);
-      const explanation = explainStatus(entry.status);
+      const badge = entryBadge(entry);
+      const explanation = explainEntry(entry);
       /** @type {HTMLButtonElement} */
       const resendButton = h(
         'button',
@@ -195,7 +234,7 @@ export function logPanel(webhook, { retentionMs } = {}) {
       );
       return h(
         'tr',
-        { dataset: { logId: entry.id, status: String(entry.status) } },
+        { dataset: { logId: entry.id, status: String(entry.status), outcome: entry.outcome } },
         h(
           'td',
           { 'data-label': 'Time' },
@@ -213,6 +252,9 @@ export function logPanel(webhook, { retentionMs } = {}) {
             'div',
             {},
             entry.eventType,
+            entry.request.referenceId
+              ? h('div', { class: 'small reference' }, `Order ${entry.request.referenceId}`)
+              : null,
             h('div', { class: 'muted small mono', title: entry.request.uuid }, entry.request.uuid.slice(0, 8)),
           ),
         ),
@@ -223,7 +265,7 @@ export function logPanel(webhook, { retentionMs } = {}) {
             'div',
             {},
             h('span', { class: `badge badge-${badge.tone}` }, badge.text),
-            h('div', { class: 'muted small' }, formatDuration(entry.durationMs)),
+            entry.status === null ? null : h('div', { class: 'muted small' }, formatDuration(entry.durationMs)),
           ),
         ),
         h(
@@ -241,11 +283,11 @@ export function logPanel(webhook, { retentionMs } = {}) {
             // Said as scheduled, not "next": on an older entry that time has passed and the repeat is above it.
             entry.nextAttemptAt
               ? h('p', { class: 'next-attempt' }, `Repeat scheduled for ${formatDateTime(entry.nextAttemptAt)}.`)
-              : badge.tone === 'ok'
+              : badge.tone === 'ok' || entry.status === null
                 ? null
                 : h('p', { class: 'next-attempt' }, 'No automatic repeat follows this attempt.'),
             // Every failure has details, a redirect too (nothing in `error` or the excerpt): where it was sent.
-            entry.error || entry.responseExcerpt || badge.tone !== 'ok'
+            entry.status !== null && (entry.error || entry.responseExcerpt || badge.tone !== 'ok')
               ? h(
                   'details',
                   { class: 'detail-extra' },
@@ -312,12 +354,29 @@ export function logPanel(webhook, { retentionMs } = {}) {
       'div',
       { class: 'card-head' },
       h('h2', { id: 'log-title' }, 'Delivery log'),
+      h('div', { class: 'log-tools' }, refreshButton),
+    ),
+    h(
+      'form',
+      {
+        class: 'log-filters',
+        role: 'search',
+        'aria-label': 'Search the delivery log',
+        onsubmit: (/** @type {Event} */ event) => {
+          event.preventDefault();
+          void applyFilters();
+        },
+      },
+      h('div', { class: 'field' }, h('label', { for: 'log-outcome' }, 'Show'), outcomeSelect),
+      h('div', { class: 'field' }, h('label', { for: 'log-event-type' }, 'Event'), eventSelect),
       h(
         'div',
-        { class: 'log-tools' },
-        h('div', { class: 'field' }, h('label', { for: 'log-outcome' }, 'Show'), outcomeSelect),
-        refreshButton,
+        { class: 'field' },
+        h('label', { for: 'log-find' }, 'Find'),
+        findInput,
+        h('p', { class: 'muted small', id: 'log-find-hint' }, 'An order reference, or a payment’s id'),
       ),
+      h('button', { type: 'submit', class: 'button button-secondary' }, 'Search'),
     ),
     retentionMs
       ? h(

@@ -1,13 +1,15 @@
-// `npm test`: installs the system tools the suites run when they are missing (scripts/system-tools.js), runs lint
+// `npm test`: installs the system tools the suites run when they are missing and lets the local PostgreSQL accept
+// the read-replica tests' replication connection (scripts/system-tools.js), runs lint
 // and the format check, then typechecks and tests every project through nx (one project at a time: the suites
 // share this machine's PostgreSQL and RabbitMQ), then prints one closing line with the totals over all projects.
 // A failed lint or format check, or a typecheck/suite failing with no failed test, counts as one failed test and
 // is named on the line before the totals.
 import { spawn } from 'node:child_process';
-import { provideSystemTools } from './system-tools.js';
+import { allowLocalReplication, provideSystemTools } from './system-tools.js';
 
 try {
   provideSystemTools();
+  await allowLocalReplication();
 } catch (error) {
   console.error(error.message);
   process.exit(1);

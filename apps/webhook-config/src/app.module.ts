@@ -35,6 +35,8 @@ export class AppModule {
             BackendUserEntity,
             BackendSessionEntity,
           ],
+          // With DATABASE_READ_URL the webhook log's pages are read from the replica (WebhookLogService).
+          replicaEntities: [WebhookLogEntity],
         }),
         AuthModule,
         SessionModule,

@@ -13,6 +13,8 @@ export * from './metrics/platform.metrics.js';
 export * from './metrics/scrape-read.js';
 export * from './crypto/secret-cipher.js';
 export * from './platform.module.js';
+export * from './database/read-replica.js';
+export * from './database/read-replica.module.js';
 export * from './run-app.js';
 export * from './net/address-policy.js';
 export * from './config/config.module.js';

@@ -1,8 +1,10 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { MessagingModule, type TopologyOptions } from '#messaging';
 import { dataSourceOptions, type AppDatabaseRole } from '#persistence';
 import type { BaseConfig } from './config/base.config.js';
+import { ReadReplicaModule, type ReplicaConnection } from './database/read-replica.module.js';
 import { HealthModule } from './health/health.module.js';
 import { TypeOrmLogger } from './logging/typeorm-logger.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -17,6 +19,41 @@ export interface PlatformModuleOptions {
   /** Delay queues this app declares (only the dispatcher needs them). */
   topology?: TopologyOptions;
   poolSize?: number;
+  /**
+   * The entities the app reads from the read replica (DATABASE_READ_URL), through a second data source with the same
+   * settings that {@link ReadReplica} opens when it is set; omitted: the app provides its own ReadReplicaModule, or
+   * none (no read of it may be stale).
+   */
+  replicaEntities?: Type[];
+}
+
+/** The data source options of the app's sessions on the database at `url` (the primary, or the replica). */
+function sessionOptions(options: PlatformModuleOptions, url: string, entities: Type[]) {
+  return dataSourceOptions({
+    url,
+    entities,
+    poolSize: options.poolSize,
+    applicationName: options.name,
+    statementTimeoutMs: options.base.databaseStatementTimeoutMs,
+    ...options.database,
+  });
+}
+
+/** The app's replica as a TypeORM data source, initialised when first needed (a replica away at start is no error). */
+function dataSourceReplica(options: PlatformModuleOptions, entities: Type[]): ReplicaConnection<DataSource> {
+  const replica = options.base.databaseReplica;
+  if (!replica) return undefined;
+  const database = sessionOptions(options, replica.url, entities);
+  return {
+    maxLagMs: replica.maxLagMs,
+    open: async () => {
+      const dataSource = new DataSource({ ...database, logger: new TypeOrmLogger(database.logging) });
+      await dataSource.initialize();
+      return dataSource;
+    },
+    rows: (dataSource, sql) => dataSource.query(sql),
+    close: (dataSource) => dataSource.destroy(),
+  };
 }
 
 /**
@@ -25,14 +62,8 @@ export interface PlatformModuleOptions {
 @Module({})
 export class PlatformModule {
   static forRoot(options: PlatformModuleOptions): DynamicModule {
-    const database = dataSourceOptions({
-      url: options.base.databaseUrl,
-      entities: options.entities,
-      poolSize: options.poolSize,
-      applicationName: options.name,
-      statementTimeoutMs: options.base.databaseStatementTimeoutMs,
-      ...options.database,
-    });
+    const database = sessionOptions(options, options.base.databaseUrl, options.entities);
+    const replicaEntities = options.replicaEntities;
     return {
       module: PlatformModule,
       imports: [
@@ -49,6 +80,9 @@ export class PlatformModule {
         }),
         HealthModule,
         MetricsModule,
+        ...(replicaEntities
+          ? [ReadReplicaModule.forRoot({ useFactory: () => dataSourceReplica(options, replicaEntities) })]
+          : []),
       ],
       exports: [TypeOrmModule, MessagingModule],
     };

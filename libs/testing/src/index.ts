@@ -8,5 +8,6 @@ export * from './monitoring.js';
 export * from './metrics.suite.js';
 export * from './stdout-capture.js';
 export * from './rabbitmq-cluster.js';
+export * from './postgres-replica.js';
 export * from './ids.js';
 export * from './ports.js';

@@ -1,10 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freeServerPort } from './ports.js';
 
 /** Where the Debian/Ubuntu package installs RabbitMQ's own scripts (not the /usr/sbin wrappers, which switch user). */
 export const RABBITMQ_BIN = process.env.RABBITMQ_BIN ?? '/usr/lib/rabbitmq/bin';
@@ -50,28 +50,6 @@ export interface RabbitmqCluster {
   stop: () => Promise<void>;
 }
 
-/**
- * A free loopback port in [20000, 32000): below Linux's ephemeral range (32768–60999), where the kernel picks the
- * local ports of outgoing connections — a port found free there can be taken by any connection before the node
- * listens on it. The distribution port must also stay below 55535: the CLI tools listen at the node's + 10,000.
- */
-async function freeNodePort(taken: Set<number>): Promise<number> {
-  for (let tries = 0; tries < 200; tries += 1) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (taken.has(port) || port === 25_672) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port for a RabbitMQ node');
-}
-
 /** Whether this machine has a RabbitMQ installation to start nodes from (the cluster tests need one). */
 export function rabbitmqInstalled(): boolean {
   return existsSync(join(RABBITMQ_BIN, 'rabbitmq-server')) && existsSync(join(RABBITMQ_BIN, 'rabbitmqctl'));
@@ -112,8 +90,8 @@ async function startCluster(size: number): Promise<RabbitmqCluster> {
   const taken = new Set<number>();
   const nodes: (ClusterNode & { env: NodeJS.ProcessEnv; pidFile: string; logDir: string })[] = [];
   for (let n = 1; n <= size; n += 1) {
-    const port = await freeNodePort(taken);
-    const distPort = await freeNodePort(taken);
+    const port = await freeServerPort(taken);
+    const distPort = await freeServerPort(taken);
     const name = `payments-test-${process.pid}-${n}@localhost`;
     const nodeDir = join(dir, `node${n}`);
     mkdirSync(join(nodeDir, 'conf.d'), { recursive: true });

@@ -10,6 +10,8 @@ const CACHE_MAX = 10_000;
  * Finds the integration of an API key by its SHA-256 hash (a unique index). Found keys are cached for a minute
  * (keyed by hash, never by the key itself) so that the read API costs one query per request; integrations are
  * never deleted or re-keyed through the API, so a cached entry cannot become wrong. Unknown keys are not cached.
+ * Looked up on the primary even with a read replica (DATABASE_READ_URL): a key the platform created a moment ago
+ * must work at once, and the cache leaves the primary about one lookup per key and process a minute.
  */
 @Injectable()
 export class IntegrationKeyLookup {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { activeTraceparent } from '#platform';
+import { activeTraceparent, ReadReplica } from '#platform';
 import { sqlOf, type Sql } from '../common/sql.js';
 import { notifyIf } from '../outbox/outbox.writer.js';
 import { rethrowReferenceViolation } from '../common/pg-errors.js';
@@ -79,14 +79,28 @@ export function pageStatement(
 
 /**
  * Transactions, on the pg pool with named (prepared) statements. Each write is a single statement that also appends
- * its outbox event, so the change and its event commit together in one round trip.
+ * its outbox event, so the change and its event commit together in one round trip. The merchant read API's reads
+ * (`findOfMerchant`, `page`) go to the read replica when there is one and it is up and in time (ReadReplica); every
+ * write, and every read of the platform API (its answers, idempotency), stays on the primary.
  */
 @Injectable()
 export class TransactionRepository {
   private readonly sql: Sql;
 
-  constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: pg.Pool,
+    private readonly replica: ReadReplica<pg.Pool> = new ReadReplica(),
+  ) {
     this.sql = sqlOf(pool);
+  }
+
+  /** A merchant read: on the replica, else on the primary (also when `missed` says the replica lacked the answer). */
+  private read(statement: pg.QueryConfig, missed?: (result: pg.QueryResult) => boolean): Promise<pg.QueryResult> {
+    return this.replica.read(
+      (replica) => replica.query(statement),
+      () => this.pool.query(statement),
+      missed,
+    );
   }
 
   /**
@@ -183,13 +197,20 @@ export class TransactionRepository {
     return { before: toTransactionRow(before), changedAt: (changedAt as Date | null) ?? null };
   }
 
-  /** One transaction of one merchant: another merchant's uuid is simply not found. */
+  /**
+   * One transaction of one merchant: another merchant's uuid is simply not found. Not found on the replica, it is
+   * looked up on the primary too: a merchant told of a new transaction (a webhook, the platform's answer) may ask for
+   * it before the replica has replayed it.
+   */
   async findOfMerchant(merchantId: string, uuid: string): Promise<TransactionRow | null> {
-    const { rows } = await this.pool.query({
-      name: 'transaction-of-merchant',
-      text: `SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE uuid = $1 AND merchant_id = $2`,
-      values: [uuid, merchantId],
-    });
+    const { rows } = await this.read(
+      {
+        name: 'transaction-of-merchant',
+        text: `SELECT ${TRANSACTION_COLUMNS} FROM transaction WHERE uuid = $1 AND merchant_id = $2`,
+        values: [uuid, merchantId],
+      },
+      (result) => result.rows.length === 0,
+    );
     return rows.length ? toTransactionRow(rows[0]) : null;
   }
 
@@ -201,7 +222,7 @@ export class TransactionRepository {
     after: TransactionCursor | undefined,
     limit: number,
   ): Promise<TransactionRow[]> {
-    const { rows } = await this.pool.query(pageStatement(merchantId, filters, order, after, limit));
+    const { rows } = await this.read(pageStatement(merchantId, filters, order, after, limit));
     return rows.map(toTransactionRow);
   }
 }

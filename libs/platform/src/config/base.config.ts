@@ -44,12 +44,24 @@ export function readLogRetention(reader: EnvReader, retryDelaysMs: readonly numb
 
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
+/** DATABASE_READ_URL and DATABASE_READ_MAX_LAG: the streaming replica of the reads that may be a moment old. */
+export interface DatabaseReplicaConfig {
+  url: string;
+  /** Further behind than this (as the replica measures it), those reads go to the primary until it has caught up. */
+  maxLagMs: number;
+}
+
 /** Settings every app shares, from the environment (README, Configuration). */
 export interface BaseConfig {
   nodeEnv: NodeEnv;
   /** development and test allow the documented development defaults; production requires every secret. */
   isDevelopment: boolean;
   databaseUrl: string;
+  /**
+   * DATABASE_READ_URL: a streaming replica of DATABASE_URL's database for the merchant read API and the webhook log
+   * (docs/scaling.md, Read replica); undefined (unset): every read on DATABASE_URL, no second pool.
+   */
+  databaseReplica: DatabaseReplicaConfig | undefined;
   /** AMQP_URL: the broker, or the nodes of one RabbitMQ cluster (comma-separated); apps connect to any and fail over. */
   amqpUrls: string[];
   /** DATABASE_STATEMENT_TIMEOUT: PostgreSQL cancels a statement still running after this long (0: the server's own setting). */
@@ -70,10 +82,13 @@ export function readBaseConfig(env: NodeJS.ProcessEnv): { reader: EnvReader; bas
   probe.done();
   const isDevelopment = nodeEnv !== 'production';
   const reader = new EnvReader(env, isDevelopment);
+  const databaseReadUrl = reader.url('DATABASE_READ_URL', DATABASE_URL_PROTOCOLS, { default: '' });
+  const databaseReadMaxLagMs = reader.duration('DATABASE_READ_MAX_LAG', { default: 10_000, min: 100, max: 3_600_000 });
   const base: BaseConfig = {
     nodeEnv,
     isDevelopment,
     databaseUrl: reader.url('DATABASE_URL', DATABASE_URL_PROTOCOLS, { default: DEFAULT_DATABASE_URL }),
+    databaseReplica: databaseReadUrl ? { url: databaseReadUrl, maxLagMs: databaseReadMaxLagMs } : undefined,
     amqpUrls: reader.urls('AMQP_URL', ['amqp:', 'amqps:'], { default: DEFAULT_AMQP_URL }),
     databaseStatementTimeoutMs: reader.duration('DATABASE_STATEMENT_TIMEOUT', { default: 10_000, min: 0 }),
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

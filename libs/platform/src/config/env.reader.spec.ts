@@ -342,4 +342,35 @@ describe('readBaseConfig', () => {
     expect(error.problems).toEqual(['DATABASE_URL must be a URL with scheme postgres: or postgresql:']);
     expect(error.message).not.toContain('hunter2');
   });
+
+  it('reads DATABASE_READ_URL (unset: no replica) with DATABASE_READ_MAX_LAG, checked like DATABASE_URL, never echoed', () => {
+    expect(readBaseConfig({}).base.databaseReplica).toBeUndefined();
+    expect(readBaseConfig({ DATABASE_READ_MAX_LAG: '1s' }).base.databaseReplica).toBeUndefined();
+    expect(readBaseConfig({ DATABASE_READ_URL: 'postgres://r:s3cret@replica/payments' }).base.databaseReplica).toEqual({
+      url: 'postgres://r:s3cret@replica/payments',
+      maxLagMs: 10_000,
+    });
+    expect(
+      readBaseConfig({ DATABASE_READ_URL: 'postgresql://replica/payments', DATABASE_READ_MAX_LAG: '2s' }).base
+        .databaseReplica,
+    ).toEqual({ url: 'postgresql://replica/payments', maxLagMs: 2_000 });
+    const problems = (env: NodeJS.ProcessEnv) => {
+      const { reader } = readBaseConfig(env);
+      const error = fail(() => reader.done());
+      expect(error.message).not.toContain('hunter2');
+      return error.problems;
+    };
+    expect(problems({ DATABASE_READ_URL: 'mysql://root:hunter2@db/x' })).toEqual([
+      'DATABASE_READ_URL must be a URL with scheme postgres: or postgresql:',
+    ]);
+    expect(problems({ DATABASE_READ_URL: 'postgres://root:hunter2@db:port/x' })).toEqual([
+      'DATABASE_READ_URL must be a valid URL',
+    ]);
+    expect(problems({ DATABASE_READ_URL: 'postgres://r:CHANGE_ME_hunter2@replica/payments' })).toEqual([
+      "DATABASE_READ_URL's password is a placeholder (CHANGE_ME… or the development default); set a real secret",
+    ]);
+    expect(problems({ DATABASE_READ_URL: 'postgres://replica/payments', DATABASE_READ_MAX_LAG: 'soon' })).toEqual([
+      expect.stringMatching(/^DATABASE_READ_MAX_LAG must be a duration/),
+    ]);
+  });
 });

@@ -1,5 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { WEBHOOK_CONFIG_DATABASE, WebhookEntity, WebhookLogEntity, WebhookSecretEntity } from '#persistence';
+import {
+  WEBHOOK_CONFIG_DATABASE,
+  WebhookEntity,
+  WebhookHealthEntity,
+  WebhookLogEntity,
+  WebhookSecretEntity,
+} from '#persistence';
 import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
 import { AuthModule } from './auth/auth.module.js';
 import { BackendUserEntity } from './auth/backend-user.entity.js';
@@ -31,6 +37,7 @@ export class AppModule {
             WebhookEntity,
             WebhookSecretEntity,
             WebhookLogEntity,
+            WebhookHealthEntity,
             DeliveryRef,
             BackendUserEntity,
             BackendSessionEntity,

@@ -209,7 +209,7 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
     await page.getByText('Your webhook is ready.').waitFor();
     webhookPage = page.url();
-    const settings = page.locator('dl.summary');
+    const settings = page.locator('section[aria-labelledby="settings-title"] dl.summary');
     await expect(settings.textContent()).resolves.toMatch(
       /EventsTransactions, Subscriptions.*IntegrationOnline shop.*FormatPHP form post.*Version2025-01-15.*Retry on errorNo/,
     );
@@ -271,6 +271,20 @@ describe('merchant backend UI in Chromium (e2e)', () => {
       .waitFor();
     await page.getByRole('link', { name: 'Cancel' }).click();
     await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();
+
+    // Health, and disabling: a banner says what it means and what to do; enabling again removes it.
+    const health = page.locator('section[aria-labelledby="health-title"]');
+    await expect(health.textContent()).resolves.toMatch(/Healthy.*Last deliveredNot yet.*0 attempts, 0 failed/);
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.locator('#health-banner').getByText('Nothing is sent to this webhook').waitFor();
+    await expect(health.locator('[data-health]').textContent()).resolves.toBe('Disabled');
+    await page.getByRole('link', { name: '← All webhooks' }).click();
+    await page.locator('.webhook-item [data-health="disabled"]').waitFor();
+    await page.getByRole('link', { name: 'Boutique orders', exact: true }).click();
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('“Boutique orders” is enabled again.').waitFor();
+    await page.locator('#health-banner').waitFor({ state: 'detached' });
+    await expect(health.locator('[data-health]').textContent()).resolves.toBe('Healthy');
   }, 60_000);
 
   it('sends a test to a local receiver, shows its 200, then a resend answered 500 with the explanation', async () => {

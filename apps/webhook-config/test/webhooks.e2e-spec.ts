@@ -59,6 +59,9 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
         retryOnError: false,
         events: ['payout', 'transaction', 'payout'],
         integrationId: client.integrationIds[1],
+        enabled: false,
+        maxPerSecond: 5,
+        skipSupersededRepeats: false,
       });
       expect(answer.status).toBe(201);
       expect(answer.body).toEqual({
@@ -70,6 +73,17 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
         retryOnError: false,
         events: ['transaction', 'payout'],
         integrationId: client.integrationIds[1],
+        enabled: false,
+        maxPerSecond: 5,
+        skipSupersededRepeats: false,
+        health: {
+          state: 'disabled',
+          lastSuccessAt: null,
+          failingSince: null,
+          attempts24h: 0,
+          failures24h: 0,
+          disabledReason: 'manual',
+        },
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         secret: expect.stringMatching(SECRET),
@@ -84,7 +98,55 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
         version: '2026-08-20',
         retryOnError: true,
         integrationId: null,
+        enabled: true,
+        maxPerSecond: null,
+        skipSupersededRepeats: true,
+        health: { state: 'healthy', disabledReason: null, attempts24h: 0, failures24h: 0 },
       });
+    });
+
+    it('disables (manual) and enables again; a webhook the platform disabled keeps its reason until enabled', async () => {
+      const { id } = (await create({ name: 'Toggled' })).body;
+      const off = await client.patch(`/api/webhooks/${id}`, { enabled: false });
+      expect(off.body).toMatchObject({ enabled: false, health: { state: 'disabled', disabledReason: 'manual' } });
+      const on = await client.patch(`/api/webhooks/${id}`, { enabled: true });
+      expect(on.body).toMatchObject({ enabled: true, health: { state: 'healthy', disabledReason: null } });
+      // As webhook-config does itself when the dispatcher reports the webhook failing for WEBHOOK_DISABLE_AFTER.
+      await running.db.query(`UPDATE webhook SET enabled = false, disabled_reason = 'failing' WHERE id = $1`, [id]);
+      const still = await client.patch(`/api/webhooks/${id}`, { enabled: false, maxPerSecond: 20 });
+      expect(still.body).toMatchObject({ enabled: false, maxPerSecond: 20, health: { disabledReason: 'failing' } });
+      const enabled = await client.patch(`/api/webhooks/${id}`, { enabled: true, maxPerSecond: null });
+      expect(enabled.body).toMatchObject({ enabled: true, maxPerSecond: null, health: { disabledReason: null } });
+    });
+
+    it('shows the health the dispatcher keeps: failing since its first failure after the last success, 24 h counts', async () => {
+      const list = [(await create({ name: 'Failing' })).body.id, (await create({ name: 'Healthy' })).body.id];
+      const [failing, healthy] = list;
+      const hour = (back: number) => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - back * 3_600_000);
+      // As the dispatcher writes them with each batch of log entries.
+      await running.db.query(
+        `INSERT INTO webhook_health (webhook_id, last_attempt_at, last_success_at, failing_since, failures_in_a_row)
+         VALUES ($1, now(), $3, $4, 7), ($2, now(), now(), NULL, 0)`,
+        [failing, healthy, hour(5), hour(4)],
+      );
+      await running.db.query(
+        `INSERT INTO webhook_health_hour (webhook_id, hour, attempts, failures)
+         VALUES ($1, $3, 4, 4), ($1, $4, 3, 3), ($1, $5, 50, 1), ($2, $3, 10, 0)`,
+        [failing, healthy, hour(0), hour(4), hour(30)],
+      );
+      const webhooks = (await client.get('/api/webhooks')).body.data as Array<{ id: string; health: unknown }>;
+      const health = new Map(webhooks.map((webhook) => [webhook.id, webhook.health]));
+      // The hour of 30 hours ago is past the 24 hours.
+      expect(health.get(failing)).toEqual({
+        state: 'failing',
+        lastSuccessAt: hour(5).toISOString(),
+        failingSince: hour(4).toISOString(),
+        attempts24h: 7,
+        failures24h: 7,
+        disabledReason: null,
+      });
+      expect(health.get(healthy)).toMatchObject({ state: 'healthy', failingSince: null, attempts24h: 10 });
+      expect((await client.get(`/api/webhooks/${failing}`)).body.health).toEqual(health.get(failing));
     });
 
     it('lists the merchant’s webhooks newest first, never with a secret', async () => {
@@ -225,6 +287,17 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ['version', { ...valid, version: null }, 'must be one of 2025-01-15, 2026-08-20'],
       ['contentType', { ...valid, contentType: 'xml' }, 'must be one of json, php-post'],
       ['retryOnError', { ...valid, retryOnError: 'yes' }, 'must be true or false'],
+      ['enabled', { ...valid, enabled: 'no' }, 'must be true or false'],
+      ['enabled', { ...valid, enabled: null }, 'must be true or false'],
+      ['skipSupersededRepeats', { ...valid, skipSupersededRepeats: 1 }, 'must be true or false'],
+      ...[0, 1001, 2.5, '5', -1].map(
+        (maxPerSecond) =>
+          [
+            'maxPerSecond',
+            { ...valid, maxPerSecond },
+            'must be a whole number from 1 to 1000, or null for no limit',
+          ] as const,
+      ),
       [
         'integrationId',
         { ...valid, integrationId: 'shop' },

@@ -75,6 +75,8 @@ export interface WebhookSpec {
   integrationId?: string | null;
   /** Extra, older secrets still valid (rotation), newest first after the current one. */
   rotatedSecrets?: string[];
+  /** false: created disabled (by its merchant). */
+  enabled?: boolean;
 }
 
 /**
@@ -117,8 +119,9 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
   settingsOf.set(id, settings);
   serve(spec.url, settings);
   await db().query(
-    `INSERT INTO webhook (id, merchant_id, integration_id, name, url, content_type, version, retry_on_error, events)
-     VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8)`,
+    `INSERT INTO webhook (id, merchant_id, integration_id, name, url, content_type, version, retry_on_error, events,
+                          enabled, disabled_reason)
+     VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8, $9, CASE WHEN $9 THEN NULL ELSE 'manual' END)`,
     [
       id,
       spec.merchantId,
@@ -128,6 +131,7 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
       settings.version,
       spec.retryOnError ?? false,
       spec.events ?? ['transaction', 'subscription', 'payout'],
+      spec.enabled ?? true,
     ],
   );
   await db().query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)`, [

@@ -5,3 +5,4 @@ export { MIGRATIONS } from './migrations/index.js';
 export * from './entities/webhook.entity.js';
 export * from './entities/webhook-secret.entity.js';
 export * from './entities/webhook-log.entity.js';
+export * from './entities/webhook-health.entity.js';

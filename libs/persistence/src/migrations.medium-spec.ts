@@ -93,7 +93,9 @@ describe('migrations (real PostgreSQL)', () => {
   });
 
   it('gives the log entries written before outcomes their outcome from their status, and back', async () => {
-    expect(await revert(url, 1)).toEqual(['LogOutcomeAndSearch1763801800000']);
+    const name = 'LogOutcomeAndSearch1763801800000';
+    const later = MIGRATIONS.length - MIGRATIONS.findIndex((migration) => new migration().name === name);
+    expect((await revert(url, later)).at(-1)).toBe(name);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -105,7 +107,7 @@ describe('migrations (real PostgreSQL)', () => {
            FROM unnest(ARRAY[200, 204, 299, 0, 301, 404, 500]) AS s`,
         [webhook],
       );
-      expect(await migrate(url)).toEqual(['LogOutcomeAndSearch1763801800000']);
+      expect(await migrate(url, { through: name })).toEqual([name]);
       const outcomes = async () =>
         (await client.query(`SELECT status, outcome FROM webhook_log WHERE webhook_id = $1 ORDER BY status`, [webhook]))
           .rows;
@@ -131,12 +133,13 @@ describe('migrations (real PostgreSQL)', () => {
       await expect(insert('superseded', 500)).rejects.toThrow(/webhook_log_outcome_check/);
       await expect(insert('lost', 500)).rejects.toThrow(/webhook_log_outcome_check/);
       // Down: the older layout has no place for an entry without a request.
-      expect(await revert(url, 1)).toEqual(['LogOutcomeAndSearch1763801800000']);
+      expect(await revert(url, 1)).toEqual([name]);
       expect(
         (await client.query(`SELECT count(*)::int AS n FROM webhook_log WHERE webhook_id = $1`, [webhook])).rows[0].n,
       ).toBe(7);
-      expect(await migrate(url)).toHaveLength(1);
+      expect(await migrate(url, { through: name })).toEqual([name]);
       await client.query(`DELETE FROM webhook_log WHERE webhook_id = $1`, [webhook]);
+      expect(await migrate(url)).toHaveLength(later - 1);
     } finally {
       await client.end();
     }

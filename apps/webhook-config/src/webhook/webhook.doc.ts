@@ -1,7 +1,34 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
 import type { RotatedSecret, SecretView } from './webhook-secret.service.js';
-import type { WebhookView } from './webhook.view.js';
+import type { WebhookHealthView, WebhookView } from './webhook.view.js';
+
+/** OpenAPI: how a webhook's deliveries go. */
+export class WebhookHealthDoc implements WebhookHealthView {
+  @ApiProperty({
+    enum: ['healthy', 'failing', 'disabled'],
+    description: 'failing: the latest attempt failed; disabled: nothing is sent (see disabledReason).',
+  })
+  state!: 'healthy' | 'failing' | 'disabled';
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'The latest 2xx answer.' })
+  lastSuccessAt!: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'The first failed attempt after the last success; null while the latest attempt succeeded.',
+  })
+  failingSince!: string | null;
+  @ApiProperty({ type: 'integer', description: 'Attempts in the last 24 hours.' }) attempts24h!: number;
+  @ApiProperty({ type: 'integer', description: 'Failed attempts in the last 24 hours.' }) failures24h!: number;
+  @ApiProperty({
+    enum: ['manual', 'failing'],
+    nullable: true,
+    description:
+      'Why the webhook is disabled: manual (by you), failing (its attempts all failed for WEBHOOK_DISABLE_AFTER).',
+  })
+  disabledReason!: 'manual' | 'failing' | null;
+}
 
 /** OpenAPI: a webhook as the API shows it (never with its secret). */
 export class WebhookDoc implements WebhookView {
@@ -14,6 +41,22 @@ export class WebhookDoc implements WebhookView {
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) events!: string[];
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'null: events of every integration.' })
   integrationId!: string | null;
+  @ApiProperty({ description: 'false: nothing is sent; each matching event is logged as skipped, to recover later.' })
+  enabled!: boolean;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 1000,
+    description: 'At most this many requests a second reach the URL; null: no limit.',
+  })
+  maxPerSecond!: number | null;
+  @ApiProperty({
+    description:
+      'Pending repeats of a payment’s or subscription’s older events are not attempted once a newer one was delivered.',
+  })
+  skipSupersededRepeats!: boolean;
+  @ApiProperty({ type: WebhookHealthDoc }) health!: WebhookHealthDoc;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookEntity, WebhookSecretEntity } from '#persistence';
+import { WebhookEntity, WebhookHealthEntity, WebhookSecretEntity } from '#persistence';
 import { SecretCipher } from '#platform';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { IntegrationModule } from '../integration/integration.module.js';
 import { SessionModule } from '../session/session.module.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
 import { WebhookController } from './webhook.controller.js';
+import { WebhookHealthRepository } from './webhook-health.repository.js';
 import { WebhookLookup } from './webhook.lookup.js';
 import { WebhookOptionsController } from './webhook-options.controller.js';
 import { WebhookRepository } from './webhook.repository.js';
@@ -21,7 +22,11 @@ import './webhook.problems.js';
 
 /** Webhook settings and secrets; exports WebhookLookup for the log and delivery features. */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity]), SessionModule, IntegrationModule],
+  imports: [
+    TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity, WebhookHealthEntity]),
+    SessionModule,
+    IntegrationModule,
+  ],
   controllers: [WebhookController, WebhookSecretController, WebhookOptionsController, WebhookSenderAddressesController],
   providers: [
     WebhookRepository,
@@ -32,6 +37,7 @@ import './webhook.problems.js';
     WebhookSettingsValidator,
     WebhookUrlPolicy,
     WebhookChangePublisher,
+    WebhookHealthRepository,
     { provide: HOST_RESOLVER, useValue: systemHostResolver },
     {
       provide: SecretCipher,

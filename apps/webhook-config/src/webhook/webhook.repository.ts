@@ -5,7 +5,17 @@ import { DataSource, Repository } from 'typeorm';
 
 export type WebhookSettings = Pick<
   WebhookEntity,
-  'name' | 'url' | 'contentType' | 'version' | 'retryOnError' | 'events' | 'integrationId'
+  | 'name'
+  | 'url'
+  | 'contentType'
+  | 'version'
+  | 'retryOnError'
+  | 'events'
+  | 'integrationId'
+  | 'enabled'
+  | 'disabledReason'
+  | 'maxPerSecond'
+  | 'skipSupersededRepeats'
 >;
 
 /** Webhooks, always looked up together with their merchant: another merchant's id finds nothing. */

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { LATEST_WEBHOOK_VERSION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
+import type { WebhookEntity } from '#persistence';
 import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dtos/update-webhook.dto.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
+import { WebhookHealthRepository } from './webhook-health.repository.js';
 import { webhookNotFound, WebhookException, WebhookExceptionCode } from './webhook.exception.js';
 import { WebhookLookup } from './webhook.lookup.js';
 import { WebhookRepository, type WebhookSettings } from './webhook.repository.js';
@@ -27,14 +29,21 @@ export class WebhookService {
     private readonly validator: WebhookSettingsValidator,
     private readonly secrets: WebhookSecretService,
     private readonly changes: WebhookChangePublisher,
+    private readonly health: WebhookHealthRepository,
   ) {}
 
   async list(merchantId: string): Promise<WebhookView[]> {
-    return (await this.webhooks.listForMerchant(merchantId)).map(toWebhookView);
+    const webhooks = await this.webhooks.listForMerchant(merchantId);
+    const health = await this.health.of(webhooks.map((webhook) => webhook.id));
+    return webhooks.map((webhook) => toWebhookView(webhook, health.get(webhook.id)));
   }
 
   async get(merchantId: string, id: string): Promise<WebhookView> {
-    return toWebhookView(await this.lookup.require(merchantId, id));
+    return this.view(await this.lookup.require(merchantId, id));
+  }
+
+  private async view(webhook: WebhookEntity): Promise<WebhookView> {
+    return toWebhookView(webhook, (await this.health.of([webhook.id])).get(webhook.id));
   }
 
   /** Creates the webhook with its secret; the answer is the only one (besides reveal) that shows the secret. */
@@ -55,6 +64,10 @@ export class WebhookService {
       retryOnError: input.retryOnError ?? true,
       events: canonicalEvents(input.events),
       integrationId: input.integrationId ?? null,
+      enabled: input.enabled ?? true,
+      disabledReason: input.enabled === false ? 'manual' : null,
+      maxPerSecond: input.maxPerSecond ?? null,
+      skipSupersededRepeats: input.skipSupersededRepeats ?? true,
     };
     const secret = this.secrets.issue(id);
     const webhook = await this.webhooks.insertWithSecret({ id, merchantId, ...settings }, secret.row);
@@ -76,10 +89,17 @@ export class WebhookService {
     if (input.retryOnError !== undefined) changes.retryOnError = input.retryOnError;
     if (input.events !== undefined) changes.events = canonicalEvents(input.events);
     if (input.integrationId !== undefined) changes.integrationId = input.integrationId;
+    if (input.maxPerSecond !== undefined) changes.maxPerSecond = input.maxPerSecond;
+    if (input.skipSupersededRepeats !== undefined) changes.skipSupersededRepeats = input.skipSupersededRepeats;
+    // Disabling keeps the reason of a webhook that is already disabled (the platform's `failing` stays visible);
+    // enabling clears it.
+    if (input.enabled === true) Object.assign(changes, { enabled: true, disabledReason: null });
+    if (input.enabled === false && current.enabled)
+      Object.assign(changes, { enabled: false, disabledReason: 'manual' });
     const webhook = await this.webhooks.update(merchantId, id, changes);
     if (!webhook) throw webhookNotFound();
     await this.changes.changed(merchantId, id);
-    return toWebhookView(webhook);
+    return this.view(webhook);
   }
 
   async remove(merchantId: string, id: string): Promise<void> {

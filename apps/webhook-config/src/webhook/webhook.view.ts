@@ -1,4 +1,15 @@
-import type { WebhookEntity } from '#persistence';
+import type { WebhookDisabledReason, WebhookEntity, WebhookHealthEntity } from '#persistence';
+
+/** How a webhook's deliveries go (CONTRACT §5): `failing` while its latest attempt failed. */
+export interface WebhookHealthView {
+  state: 'healthy' | 'failing' | 'disabled';
+  lastSuccessAt: string | null;
+  /** The first failed attempt after the last success; null while the latest attempt succeeded. */
+  failingSince: string | null;
+  attempts24h: number;
+  failures24h: number;
+  disabledReason: WebhookDisabledReason | null;
+}
 
 /** A webhook as the API shows it. Never contains the secret (only the create answer adds it). */
 export interface WebhookView {
@@ -10,11 +21,17 @@ export interface WebhookView {
   retryOnError: boolean;
   events: string[];
   integrationId: string | null;
+  enabled: boolean;
+  maxPerSecond: number | null;
+  skipSupersededRepeats: boolean;
+  health: WebhookHealthView;
   createdAt: string;
   updatedAt: string;
 }
 
-export function toWebhookView(webhook: WebhookEntity): WebhookView {
+/** `health`: the dispatcher's account of its attempts (none yet: undefined). */
+export function toWebhookView(webhook: WebhookEntity, health?: WebhookHealthEntity): WebhookView {
+  const failingSince = health?.failingSince ?? null;
   return {
     id: webhook.id,
     name: webhook.name,
@@ -24,6 +41,17 @@ export function toWebhookView(webhook: WebhookEntity): WebhookView {
     retryOnError: webhook.retryOnError,
     events: [...webhook.events],
     integrationId: webhook.integrationId,
+    enabled: webhook.enabled,
+    maxPerSecond: webhook.maxPerSecond,
+    skipSupersededRepeats: webhook.skipSupersededRepeats,
+    health: {
+      state: !webhook.enabled ? 'disabled' : failingSince ? 'failing' : 'healthy',
+      lastSuccessAt: health?.lastSuccessAt?.toISOString() ?? null,
+      failingSince: failingSince?.toISOString() ?? null,
+      attempts24h: health?.attempts24h ?? 0,
+      failures24h: health?.failures24h ?? 0,
+      disabledReason: webhook.disabledReason,
+    },
     createdAt: webhook.createdAt.toISOString(),
     updatedAt: webhook.updatedAt.toISOString(),
   };

@@ -94,3 +94,14 @@ export function statusBadge(status) {
 
 /** @param {readonly EventType[]} events */
 export const eventList = (events) => events.map((event) => EVENT_LABELS[event]?.label ?? event).join(', ');
+
+/**
+ * A webhook's health in words, with the tone of its chip (CONTRACT §5 `health`).
+ * @param {{ state: 'healthy' | 'failing' | 'disabled', disabledReason: 'manual' | 'failing' | null }} health
+ * @returns {{ text: string, tone: 'ok' | 'warn' | 'bad' }}
+ */
+export function healthChip(health) {
+  if (health.state === 'healthy') return { text: 'Healthy', tone: 'ok' };
+  if (health.state === 'failing') return { text: 'Failing', tone: 'bad' };
+  return { text: health.disabledReason === 'failing' ? 'Disabled — kept failing' : 'Disabled', tone: 'warn' };
+}

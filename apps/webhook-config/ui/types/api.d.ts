@@ -311,6 +311,32 @@ export interface components {
     IntegrationListDoc: {
       data: components['schemas']['IntegrationDoc'][];
     };
+    WebhookHealthDoc: {
+      /**
+       * @description failing: the latest attempt failed; disabled: nothing is sent (see disabledReason).
+       * @enum {string}
+       */
+      state: 'healthy' | 'failing' | 'disabled';
+      /**
+       * Format: date-time
+       * @description The latest 2xx answer.
+       */
+      lastSuccessAt: string | null;
+      /**
+       * Format: date-time
+       * @description The first failed attempt after the last success; null while the latest attempt succeeded.
+       */
+      failingSince: string | null;
+      /** @description Attempts in the last 24 hours. */
+      attempts24h: number;
+      /** @description Failed attempts in the last 24 hours. */
+      failures24h: number;
+      /**
+       * @description Why the webhook is disabled: manual (by you), failing (its attempts all failed for WEBHOOK_DISABLE_AFTER).
+       * @enum {string|null}
+       */
+      disabledReason: 'manual' | 'failing' | null;
+    };
     WebhookDoc: {
       /** Format: uuid */
       id: string;
@@ -335,6 +361,13 @@ export interface components {
        * @description null: events of every integration.
        */
       integrationId: string | null;
+      /** @description false: nothing is sent; each matching event is logged as skipped, to recover later. */
+      enabled: boolean;
+      /** @description At most this many requests a second reach the URL; null: no limit. */
+      maxPerSecond: number | null;
+      /** @description Pending repeats of a payment’s or subscription’s older events are not attempted once a newer one was delivered. */
+      skipSupersededRepeats: boolean;
+      health: components['schemas']['WebhookHealthDoc'];
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -370,6 +403,15 @@ export interface components {
        * @description null = events of every integration
        */
       integrationId?: string | null;
+      /**
+       * @description false: nothing is sent; matching events are logged as skipped
+       * @default true
+       */
+      enabled?: boolean;
+      /** @default null */
+      maxPerSecond?: number | null;
+      /** @default true */
+      skipSupersededRepeats?: boolean;
     };
     CreatedWebhookDoc: {
       /** Format: uuid */
@@ -395,6 +437,13 @@ export interface components {
        * @description null: events of every integration.
        */
       integrationId: string | null;
+      /** @description false: nothing is sent; each matching event is logged as skipped, to recover later. */
+      enabled: boolean;
+      /** @description At most this many requests a second reach the URL; null: no limit. */
+      maxPerSecond: number | null;
+      /** @description Pending repeats of a payment’s or subscription’s older events are not attempted once a newer one was delivered. */
+      skipSupersededRepeats: boolean;
+      health: components['schemas']['WebhookHealthDoc'];
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -416,6 +465,11 @@ export interface components {
        * @description null = events of every integration
        */
       integrationId?: string | null;
+      /** @description false disables (reason manual), true enables again */
+      enabled?: boolean;
+      /** @description null: no limit */
+      maxPerSecond?: number | null;
+      skipSupersededRepeats?: boolean;
     };
     SecretDoc: {
       /** @description The current signing secret. */

@@ -2,6 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { createdAtRangeOf, logOfDeliveryRange } from '#domain';
+import type { DeliverySnapshot } from '#messaging';
 import { isTransientDatabaseError, type LogOutcome, type WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
@@ -25,6 +26,50 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   /** A test or resend from the merchant backend (see attemptLogged). */
   manual: boolean;
+}
+
+/** What a log entry shows of what was (or would have been) sent, and of its subject. */
+export function logRequestOf(url: string, snapshot: DeliverySnapshot): WebhookLogRequest {
+  return {
+    url,
+    contentType: snapshot.contentType,
+    version: snapshot.version,
+    psp: snapshot.subject.psp ?? null,
+    type: snapshot.subject.type ?? null,
+    uuid: snapshot.subject.uuid,
+    referenceId: snapshot.subject.referenceId ?? null,
+  };
+}
+
+/**
+ * The entry of a delivery not attempted because its webhook is disabled (CONTRACT §5: `skipped`, no status): it can
+ * be recovered later. At fan-out its id is the delivery's (a fan-out of the same event again writes it once).
+ */
+export function skippedRecord(
+  id: string,
+  deliveryId: string,
+  attempt: number,
+  url: string,
+  snapshot: DeliverySnapshot,
+  createdAt: Date,
+): AttemptRecord {
+  return {
+    id,
+    deliveryId,
+    webhookId: snapshot.webhookId,
+    attempt,
+    eventType: snapshot.eventType,
+    eventId: snapshot.eventId,
+    request: logRequestOf(url, snapshot),
+    outcome: 'skipped',
+    status: null,
+    durationMs: 0,
+    error: null,
+    responseExcerpt: null,
+    createdAt,
+    nextAttemptAt: null,
+    manual: false,
+  };
 }
 
 /** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */
@@ -107,16 +152,57 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   /**
    * The rows as one JSON array: V8 serialises it natively, where 13 parameter arrays would each be quoted and escaped
    * element by element by the driver (a few per cent of the dispatcher's CPU).
+   *
+   * The same statement keeps each webhook's health (delivery.webhook_health, webhook_health_hour; CONTRACT §5
+   * `health`) from the attempts it actually inserted (RETURNING skips those already written): a batch written again
+   * after an error counts nothing twice. Per webhook: the latest attempt and success; failing since the first failure
+   * after the latest success (a success in the batch ends an episode; failures without one continue it); failures in
+   * a row; attempts and failures per hour. Rows are upserted in webhook order, the same in every process.
    */
   private async insertRows(records: AttemptRecord[]): Promise<void> {
     await this.db.query(
-      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
-                                duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
-       SELECT * FROM json_to_recordset($1::json)
-         AS r(id uuid, "deliveryId" uuid, "webhookId" uuid, attempt int, "eventType" text, "eventId" uuid,
-              request jsonb, outcome text, status int, "durationMs" int, error text, "responseExcerpt" text,
-              "createdAt" timestamptz, "nextAttemptAt" timestamptz, manual boolean)
-       ON CONFLICT (id, created_at) DO NOTHING`,
+      `WITH inserted AS (
+         INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
+                                  duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
+         SELECT * FROM json_to_recordset($1::json)
+           AS r(id uuid, "deliveryId" uuid, "webhookId" uuid, attempt int, "eventType" text, "eventId" uuid,
+                request jsonb, outcome text, status int, "durationMs" int, error text, "responseExcerpt" text,
+                "createdAt" timestamptz, "nextAttemptAt" timestamptz, manual boolean)
+         ON CONFLICT (id, created_at) DO NOTHING
+         RETURNING webhook_id, created_at, outcome),
+       attempts AS (SELECT * FROM inserted WHERE outcome IN ('delivered', 'failed')),
+       per AS (
+         SELECT webhook_id, max(created_at) AS last_attempt_at,
+                max(created_at) FILTER (WHERE outcome = 'delivered') AS last_success_at
+           FROM attempts GROUP BY webhook_id),
+       tail AS (
+         SELECT a.webhook_id, min(a.created_at) AS first_failure, count(*)::int AS failures
+           FROM attempts a JOIN per p USING (webhook_id)
+          WHERE a.outcome = 'failed' AND a.created_at > coalesce(p.last_success_at, '-infinity')
+          GROUP BY a.webhook_id),
+       health AS (
+         INSERT INTO webhook_health AS h (webhook_id, last_attempt_at, last_success_at, failing_since, failures_in_a_row)
+         SELECT p.webhook_id, p.last_attempt_at, p.last_success_at, t.first_failure, coalesce(t.failures, 0)
+           FROM per p LEFT JOIN tail t USING (webhook_id)
+          ORDER BY p.webhook_id
+         ON CONFLICT (webhook_id) DO UPDATE SET
+           last_attempt_at = greatest(h.last_attempt_at, excluded.last_attempt_at),
+           last_success_at = greatest(h.last_success_at, excluded.last_success_at),
+           failing_since = CASE WHEN excluded.last_success_at >= coalesce(h.last_success_at, '-infinity')
+                                THEN excluded.failing_since
+                                ELSE coalesce(h.failing_since, excluded.failing_since) END,
+           failures_in_a_row = CASE WHEN excluded.last_success_at >= coalesce(h.last_success_at, '-infinity')
+                                    THEN excluded.failures_in_a_row
+                                    ELSE h.failures_in_a_row + excluded.failures_in_a_row END
+         RETURNING 1),
+       hours AS (
+         INSERT INTO webhook_health_hour AS x (webhook_id, hour, attempts, failures)
+         SELECT webhook_id, date_trunc('hour', created_at), count(*), count(*) FILTER (WHERE outcome = 'failed')
+           FROM attempts GROUP BY 1, 2 ORDER BY 1, 2
+         ON CONFLICT (webhook_id, hour) DO UPDATE
+           SET attempts = x.attempts + excluded.attempts, failures = x.failures + excluded.failures
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM health) AS health, (SELECT count(*) FROM hours) AS hours`,
       [JSON.stringify(records)],
     );
   }

@@ -4,6 +4,7 @@ import { buildWebhookHeaders } from '#domain';
 import type { Span } from '@opentelemetry/api';
 import { failSpan, startSpan, tracingEnabled, type LogFields } from '#platform';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
+import { logRequestOf } from './delivery-log.writer.js';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import type { SigningWebhook } from '../webhook/webhook.cache.js';
@@ -139,15 +140,7 @@ export class DeliveryAttempt {
       attempt,
       eventType: snapshot.eventType,
       eventId: snapshot.eventId,
-      request: {
-        url: webhook.url,
-        contentType: snapshot.contentType,
-        version: snapshot.version,
-        psp: snapshot.subject.psp ?? null,
-        type: snapshot.subject.type ?? null,
-        uuid: snapshot.subject.uuid,
-        referenceId: snapshot.subject.referenceId ?? null,
-      },
+      request: logRequestOf(webhook.url, snapshot),
       outcome: outcome === 'success' ? 'delivered' : 'failed',
       status: result.status,
       durationMs: result.durationMs,

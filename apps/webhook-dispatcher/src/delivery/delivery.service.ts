@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { randomUUIDv7 } from 'node:crypto';
 import type { DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
@@ -6,7 +7,7 @@ import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeadlineList } from './deadline-list.js';
 import { DeliveryAttempt, logFieldsOf, type Lane } from './delivery.attempt.js';
-import { DeliveryLogWriter } from './delivery-log.writer.js';
+import { DeliveryLogWriter, skippedRecord } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
 import { WebhookSlots } from './webhook-slots.js';
 
@@ -101,6 +102,15 @@ export class DeliveryService {
       // Deleted since: nothing to deliver to. Its deliveries and their log go too, if the change message (or a
       // delivery of the same webhook before) has not taken them yet.
       await this.deliveries.deleteOfDeletedWebhook(snapshot.webhookId);
+      return 'dropped';
+    }
+    if (!webhook.enabled && message.manual !== true) {
+      // Disabled since (a repeat that was waiting, or a delivery fanned out just before): nothing is sent, and the
+      // entry says so, for a recover later. Tests and resends are the merchant's own asking, and still made.
+      await this.log.write(
+        skippedRecord(randomUUIDv7(), message.deliveryId, attempt, webhook.url, snapshot, new Date()),
+      );
+      this.metrics.scheduled.inc({ decision: 'skipped' });
       return 'dropped';
     }
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);

@@ -11,9 +11,10 @@ import {
 } from '#domain';
 import { AmqpClient, publishDelivery, type DeliverySnapshot, type PlatformEvent } from '#messaging';
 import { activeTraceparent } from '#platform';
+import { DeliveryLogWriter, skippedRecord } from '../delivery/delivery-log.writer.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
-import { DeliveryRepository, type NewDelivery } from './delivery.repository.js';
+import { deliveryCreatedAt, DeliveryRepository, type NewDelivery } from './delivery.repository.js';
 import { webhookMatches } from './webhook-matcher.js';
 
 function webhookSubject(event: PlatformEvent): WebhookSubject {
@@ -41,6 +42,7 @@ export class FanOutService {
     private readonly deliveries: DeliveryRepository,
     private readonly amqp: AmqpClient,
     private readonly metrics: DispatcherMetrics,
+    private readonly log: DeliveryLogWriter,
   ) {}
 
   async fanOut(event: PlatformEvent): Promise<number> {
@@ -76,10 +78,15 @@ export class FanOutService {
     }));
     const ids = await this.deliveries.createForEvent(planned);
     const traceparent = activeTraceparent(); // the fan-out's span: each attempt is its child
+    const enabled = new Set(webhooks.filter((webhook) => webhook.enabled).map((webhook) => webhook.id));
+    // A disabled webhook's deliveries are recorded but not sent: each gets a `skipped` entry, to recover later. The
+    // entry's id and time are its delivery's, so a fan-out of the same event again writes it once.
+    const skippedAt = deliveryCreatedAt(event.id, Date.now());
 
     const publishes = planned
       .filter((delivery) => ids.has(delivery.webhookId))
       .map((delivery) => {
+        const deliveryId = ids.get(delivery.webhookId)!;
         const snapshot: DeliverySnapshot = {
           webhookId: delivery.webhookId,
           eventId: delivery.eventId,
@@ -90,7 +97,11 @@ export class FanOutService {
           body: delivery.body,
           occurredAt: event.occurredAt,
         };
-        return publishDelivery(this.amqp, { deliveryId: ids.get(delivery.webhookId)!, snapshot }, 1, traceparent);
+        if (!enabled.has(delivery.webhookId)) {
+          this.metrics.scheduled.inc({ decision: 'skipped' });
+          return this.log.write(skippedRecord(deliveryId, deliveryId, 1, delivery.url, snapshot, skippedAt));
+        }
+        return publishDelivery(this.amqp, { deliveryId, snapshot }, 1, traceparent);
       });
     await Promise.all(publishes);
     this.metrics.fannedOut.inc(publishes.length);

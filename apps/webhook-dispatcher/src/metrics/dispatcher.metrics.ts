@@ -14,6 +14,7 @@ export const DECISIONS = [
   'handed_over',
   'stand_in_dropped',
   'redelivery_dropped',
+  'skipped',
 ] as const;
 
 /**

@@ -123,6 +123,9 @@ export class PartitionMaintenance {
       this.metrics.dropped.inc();
     }
     report.ms.drop = lap();
+    // The hourly health counts (delivery.webhook_health_hour) are read for the last 24 hours: older ones go. A few
+    // rows per webhook, not a log: deleted, not partitioned.
+    await runner.query(`DELETE FROM webhook_health_hour WHERE hour < now() - interval '25 hours'`);
     return report;
   }
 

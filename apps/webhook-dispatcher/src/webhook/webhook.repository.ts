@@ -13,6 +13,10 @@ export interface WebhookRow {
   version: string;
   retryOnError: boolean;
   events: WebhookEventCategory[];
+  /** Disabled: nothing is sent, each delivery is logged as skipped (tests and resends are still made). */
+  enabled: boolean;
+  maxPerSecond: number | null;
+  skipSupersededRepeats: boolean;
 }
 
 export interface SecretRow {
@@ -22,7 +26,8 @@ export interface SecretRow {
 }
 
 const WEBHOOK_COLUMNS = `id, merchant_id AS "merchantId", integration_id AS "integrationId", url,
-  content_type AS "contentType", version, retry_on_error AS "retryOnError", events`;
+  content_type AS "contentType", version, retry_on_error AS "retryOnError", events, enabled,
+  max_per_second AS "maxPerSecond", skip_superseded_repeats AS "skipSupersededRepeats"`;
 
 /**
  * Reads webhooks and their signing secrets (still encrypted) through webhook-config's views of them; waits out

@@ -2,6 +2,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type WebhookContentType = 'json' | 'php-post';
 export type WebhookEventCategory = 'transaction' | 'subscription' | 'payout';
+/** Why a webhook is disabled: by its merchant, or by the platform after its attempts failed for WEBHOOK_DISABLE_AFTER. */
+export type WebhookDisabledReason = 'manual' | 'failing';
 
 /** A merchant's webhook. `url` is stored exactly as the merchant gave it. */
 @Entity('webhook')
@@ -16,6 +18,14 @@ export class WebhookEntity {
   @Column('text') version!: string;
   @Column('boolean', { name: 'retry_on_error' }) retryOnError!: boolean;
   @Column('text', { array: true }) events!: WebhookEventCategory[];
+  /** Disabled: nothing is sent; each matching event is logged as skipped (CONTRACT §5). */
+  @Column('boolean', { default: true }) enabled!: boolean;
+  /** null while enabled. */
+  @Column('text', { name: 'disabled_reason', nullable: true }) disabledReason!: WebhookDisabledReason | null;
+  /** At most this many requests a second reach the URL, over all dispatchers; null: no limit. */
+  @Column('integer', { name: 'max_per_second', nullable: true }) maxPerSecond!: number | null;
+  /** Repeats of a subject's older events are not attempted once a newer one was delivered. */
+  @Column('boolean', { name: 'skip_superseded_repeats', default: true }) skipSupersededRepeats!: boolean;
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' }) updatedAt!: Date;
 }

@@ -12,6 +12,7 @@ import { AppSchemasAndRoles1763801500000 } from './1763801500000-app-schemas-and
 import { OutboxEventTraceparent1763801600000 } from './1763801600000-outbox-event-traceparent.js';
 import { DeliveryPartitions1763801700000 } from './1763801700000-delivery-partitions.js';
 import { LogOutcomeAndSearch1763801800000 } from './1763801800000-log-outcome-and-search.js';
+import { WebhookLifecycle1763801900000 } from './1763801900000-webhook-lifecycle.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   OutboxEventTraceparent1763801600000,
   DeliveryPartitions1763801700000,
   LogOutcomeAndSearch1763801800000,
+  WebhookLifecycle1763801900000,
 ];

@@ -50,4 +50,16 @@ export class CreateWebhookDto {
   })
   @applyRules(...WebhookRules.integrationId)
   integrationId?: string | null;
+
+  @ApiPropertyOptional({ default: true, description: 'false: nothing is sent; matching events are logged as skipped' })
+  @applyRules(optional, ...WebhookRules.enabled)
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, nullable: true, default: null })
+  @applyRules(...WebhookRules.maxPerSecond)
+  maxPerSecond?: number | null;
+
+  @ApiPropertyOptional({ default: true })
+  @applyRules(optional, ...WebhookRules.skipSupersededRepeats)
+  skipSupersededRepeats?: boolean;
 }

@@ -43,4 +43,16 @@ export class UpdateWebhookDto {
   })
   @applyRules(...WebhookRules.integrationId)
   integrationId?: string | null;
+
+  @ApiPropertyOptional({ description: 'false disables (reason manual), true enables again' })
+  @applyRules(optional, ...WebhookRules.enabled)
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, nullable: true, description: 'null: no limit' })
+  @applyRules(...WebhookRules.maxPerSecond)
+  maxPerSecond?: number | null;
+
+  @ApiPropertyOptional()
+  @applyRules(optional, ...WebhookRules.skipSupersededRepeats)
+  skipSupersededRepeats?: boolean;
 }

@@ -6,8 +6,11 @@ import {
   IsBoolean,
   IsDefined,
   IsIn,
+  IsInt,
   IsString,
   IsUUID,
+  Max,
+  Min,
   ValidateIf,
 } from 'class-validator';
 import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
@@ -45,6 +48,15 @@ export const WebhookRules = {
     ArrayMaxSize(WEBHOOK_EVENT_TYPES.length * 2, { message: 'events has too many entries' }),
     IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: `events may only contain ${list(WEBHOOK_EVENT_TYPES)}` }),
   ],
+  enabled: [IsBoolean({ message: 'enabled must be true or false' })],
+  /** null (or absent on create) = no limit. */
+  maxPerSecond: [
+    ValidateIf((_object, value) => value !== undefined && value !== null),
+    IsInt({ message: 'maxPerSecond must be a whole number from 1 to 1000, or null for no limit' }),
+    Min(1, { message: 'maxPerSecond must be a whole number from 1 to 1000, or null for no limit' }),
+    Max(1000, { message: 'maxPerSecond must be a whole number from 1 to 1000, or null for no limit' }),
+  ],
+  skipSupersededRepeats: [IsBoolean({ message: 'skipSupersededRepeats must be true or false' })],
   /** null (or absent on create) = all events of the merchant. */
   integrationId: [
     ValidateIf((_object, value) => value !== undefined && value !== null),

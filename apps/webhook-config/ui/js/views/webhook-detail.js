@@ -1,9 +1,37 @@
 // @ts-check
 import { api } from '../api.js';
 import { confirmAction, focusHeading, h, render, toast } from '../dom.js';
-import { CONTENT_TYPE_LABELS, eventList, formatDateTime, retrySchedule, versionLabel } from '../format.js';
+import { CONTENT_TYPE_LABELS, eventList, formatDateTime, healthChip, retrySchedule, versionLabel } from '../format.js';
 import { logPanel } from './log-panel.js';
 import { secretPanel } from './secret-panel.js';
+
+/** @typedef {import('../api.js').Schemas['WebhookDoc']} Webhook */
+
+/**
+ * While a webhook is failing or disabled: what happened and what to do (CONTRACT §6, the banner).
+ * @param {Webhook} webhook
+ */
+function healthBanner(webhook) {
+  const { health } = webhook;
+  if (health.state === 'healthy') return null;
+  if (health.state === 'failing') {
+    return h(
+      'div',
+      { class: 'alert alert-error', role: 'status', id: 'health-banner' },
+      h('strong', {}, 'Deliveries are failing. '),
+      `Your server has not accepted a webhook since ${formatDateTime(/** @type {string} */ (health.failingSince))}. ` +
+        'The delivery log below says why for each attempt. Fix the cause, then use “Send test” to check. ' +
+        'A webhook that keeps failing is disabled automatically.',
+    );
+  }
+  return h(
+    'div',
+    { class: 'alert alert-warn', role: 'status', id: 'health-banner' },
+    h('strong', {}, health.disabledReason === 'failing' ? 'Disabled because it kept failing. ' : 'Disabled. '),
+    'Nothing is sent to this webhook; each event is recorded in the log as not sent. ' +
+      'When your server is ready, enable it again; the log keeps each event not sent, and its Resend sends it.',
+  );
+}
 
 /**
  * One webhook: its settings, its secret, its log, and the buttons to test, edit and delete it.
@@ -21,6 +49,22 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
   const log = logPanel(webhook, { retentionMs: options.logRetentionMs });
 
   const testButton = h('button', { type: 'button', class: 'button', onclick: () => sendTest() }, 'Send test');
+  const toggleButton = h(
+    'button',
+    { type: 'button', class: 'button button-secondary', onclick: () => toggle() },
+    webhook.enabled ? 'Disable' : 'Enable',
+  );
+  async function toggle() {
+    toggleButton.disabled = true;
+    try {
+      await api.updateWebhook(webhook.id, { enabled: !webhook.enabled });
+      toast(webhook.enabled ? `“${webhook.name}” is disabled.` : `“${webhook.name}” is enabled again.`);
+      await webhookDetailView(main, { id, onDeleted });
+    } catch (error) {
+      toast(/** @type {Error} */ (error).message);
+      toggleButton.disabled = false;
+    }
+  }
   async function sendTest() {
     testButton.disabled = true;
     try {
@@ -56,6 +100,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
         'div',
         { class: 'actions' },
         testButton,
+        toggleButton,
         h('a', { class: 'button button-secondary', href: `#/webhooks/${webhook.id}/edit` }, 'Edit'),
         h('button', { type: 'button', class: 'button button-danger', onclick: () => remove() }, 'Delete'),
       ),
@@ -67,6 +112,31 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
           'Your webhook is ready. Copy the signing secret below into your shop system, then use “Send test” to check the connection.',
         )
       : null,
+    healthBanner(webhook),
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'health-title' },
+      h(
+        'div',
+        { class: 'card-head' },
+        h('h2', { id: 'health-title' }, 'Health'),
+        h(
+          'span',
+          { class: `chip chip-${healthChip(webhook.health).tone}`, 'data-health': webhook.health.state },
+          healthChip(webhook.health).text,
+        ),
+      ),
+      h(
+        'dl',
+        { class: 'summary' },
+        h('dt', {}, 'Last delivered'),
+        h('dd', {}, webhook.health.lastSuccessAt ? formatDateTime(webhook.health.lastSuccessAt) : 'Not yet'),
+        webhook.health.failingSince ? h('dt', {}, 'Failing since') : null,
+        webhook.health.failingSince ? h('dd', {}, formatDateTime(webhook.health.failingSince)) : null,
+        h('dt', {}, 'Last 24 hours'),
+        h('dd', {}, `${webhook.health.attempts24h} attempts, ${webhook.health.failures24h} failed`),
+      ),
+    ),
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'settings-title' },
@@ -84,6 +154,10 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
         h('dd', {}, versionLabel(webhook.version, options.latestVersion)),
         h('dt', {}, 'Retry on error'),
         h('dd', {}, webhook.retryOnError ? `Yes — ${retrySchedule(options.retry)}` : 'No — one attempt only'),
+        h('dt', {}, 'Rate limit'),
+        h('dd', {}, webhook.maxPerSecond ? `At most ${webhook.maxPerSecond} a second` : 'No limit'),
+        h('dt', {}, 'Outdated repeats'),
+        h('dd', {}, webhook.skipSupersededRepeats ? 'Skipped once a newer status was delivered' : 'Sent'),
         h('dt', {}, 'Last changed'),
         h('dd', {}, formatDateTime(webhook.updatedAt)),
       ),

@@ -20,6 +20,10 @@ const FIELDS = {
   contentType: { label: 'Format', control: 'wh-content-type-json' },
   version: { label: 'Version', control: 'wh-version' },
   retryOnError: { label: 'Retry setting', control: 'wh-retry' },
+  maxPerSecond: { label: 'Rate limit', control: 'wh-max-per-second' },
+  skipSupersededRepeats: { label: 'Outdated repeats', control: 'wh-skip-superseded' },
+  // Enabled and disabled on the webhook's page (its buttons), not in this form.
+  enabled: { label: 'Enabled', control: 'wh-name' },
 };
 
 /**
@@ -49,6 +53,9 @@ export async function webhookFormView(main, { id, onSaved }) {
     contentType: 'json',
     version: options.latestVersion,
     retryOnError: true,
+    enabled: true,
+    maxPerSecond: null,
+    skipSupersededRepeats: true,
   };
 
   /** @type {Partial<Record<Field, HTMLParagraphElement>>} */
@@ -114,6 +121,23 @@ export async function webhookFormView(main, { id, onSaved }) {
     id: 'wh-retry',
     checked: values.retryOnError,
     'aria-describedby': 'wh-retry-hint wh-retryOnError-error',
+  });
+  const maxPerSecond = h('input', {
+    id: 'wh-max-per-second',
+    type: 'number',
+    min: '1',
+    max: '1000',
+    step: '1',
+    inputmode: 'numeric',
+    placeholder: 'No limit',
+    value: values.maxPerSecond === null ? '' : String(values.maxPerSecond),
+    'aria-describedby': 'wh-max-per-second-hint wh-maxPerSecond-error',
+  });
+  const skipSuperseded = h('input', {
+    type: 'checkbox',
+    id: 'wh-skip-superseded',
+    checked: values.skipSupersededRepeats,
+    'aria-describedby': 'wh-skip-superseded-hint wh-skipSupersededRepeats-error',
   });
   const submit = h('button', { type: 'submit', class: 'button' }, id ? 'Save changes' : 'Create webhook');
 
@@ -226,6 +250,40 @@ export async function webhookFormView(main, { id, onSaved }) {
     ),
     h(
       'div',
+      { class: 'form-grid' },
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'wh-max-per-second' }, 'Rate limit (requests per second)'),
+        h(
+          'p',
+          { class: 'hint', id: 'wh-max-per-second-hint' },
+          'At most this many webhooks a second reach your server (1–1000); more wait their turn, none is lost. ' +
+            'Empty: no limit.',
+        ),
+        maxPerSecond,
+        errorFor('maxPerSecond'),
+      ),
+      h(
+        'div',
+        { class: 'field' },
+        h(
+          'div',
+          { class: 'choice' },
+          skipSuperseded,
+          h('label', { for: 'wh-skip-superseded' }, 'Skip outdated repeats'),
+          h(
+            'p',
+            { class: 'hint', id: 'wh-skip-superseded-hint' },
+            'Once a newer status of a payment reached your server, older ones are not repeated (shop systems ' +
+              'answer an outdated status with an error).',
+          ),
+        ),
+        errorFor('skipSupersededRepeats'),
+      ),
+    ),
+    h(
+      'div',
       { class: 'form-actions' },
       submit,
       h('a', { class: 'button button-secondary', href: id ? `#/webhooks/${id}` : '#/' }, 'Cancel'),
@@ -250,6 +308,11 @@ export async function webhookFormView(main, { id, onSaved }) {
       ),
       version: /** @type {Required<WebhookSettings>['version']} */ (version.value),
       retryOnError: retry.checked,
+      // Unchanged here: the webhook's page enables and disables it.
+      enabled: values.enabled,
+      // Empty: no limit; anything else is the server's to check (a clear message beside the field).
+      maxPerSecond: maxPerSecond.value.trim() === '' ? null : Number(maxPerSecond.value),
+      skipSupersededRepeats: skipSuperseded.checked,
     };
     submit.disabled = true;
     try {

@@ -1,7 +1,7 @@
 // @ts-check
 import { api } from '../api.js';
 import { focusHeading, h, render } from '../dom.js';
-import { CONTENT_TYPE_LABELS, eventList, versionLabel } from '../format.js';
+import { CONTENT_TYPE_LABELS, eventList, healthChip, versionLabel } from '../format.js';
 
 /**
  * All webhooks of the merchant, or a friendly empty state.
@@ -57,6 +57,11 @@ export async function webhookListView(main) {
                 h(
                   'div',
                   { class: 'chips' },
+                  h(
+                    'span',
+                    { class: `chip chip-${healthChip(webhook.health).tone}`, 'data-health': webhook.health.state },
+                    healthChip(webhook.health).text,
+                  ),
                   h('span', { class: 'chip chip-accent' }, eventList(webhook.events)),
                   h(
                     'span',

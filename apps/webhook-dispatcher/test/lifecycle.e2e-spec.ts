@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import { publishWebhookChanged, type AmqpClient } from '#messaging';
+import { waitFor } from '#testing';
+import {
+  Receiver,
+  closeDb,
+  createMerchant,
+  createWebhook,
+  db,
+  logsOf,
+  publishEvents,
+  startDispatcher,
+  testAmqp,
+  transactionEvent,
+} from './dispatcher.harness.js';
+
+/** The health the dispatcher keeps for a webhook, as webhook-config reads it (its view). */
+async function healthOf(webhookId: string) {
+  const { rows } = await db().query(
+    `SELECT v.last_success_at, v.failing_since, v.attempts_24h, v.failures_24h, h.failures_in_a_row, h.last_attempt_at
+       FROM delivery.webhook_health_for_webhook_config v JOIN delivery.webhook_health h USING (webhook_id)
+      WHERE v.webhook_id = $1`,
+    [webhookId],
+  );
+  return rows[0] as
+    | {
+        last_success_at: Date | null;
+        failing_since: Date | null;
+        attempts_24h: number;
+        failures_24h: number;
+        failures_in_a_row: number;
+        last_attempt_at: Date;
+      }
+    | undefined;
+}
+
+describe('webhook-dispatcher delivery lifecycle: disabled webhooks and health (real RabbitMQ, PostgreSQL)', () => {
+  let dispatcher: INestApplication;
+  let amqp: AmqpClient;
+  const receiver = new Receiver();
+  let merchantId: string;
+  let integrationId: string;
+
+  beforeAll(async () => {
+    await receiver.start();
+    dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: '800' });
+    amqp = testAmqp();
+    await amqp.waitForConnect();
+    ({ merchantId, integrationId } = await createMerchant());
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await amqp.close();
+    await receiver.stop();
+    await closeDb();
+  });
+
+  it('sends nothing to a disabled webhook and logs each event once as skipped, without a status, to recover later', async () => {
+    receiver.setResponder(() => ({ status: 200 }));
+    const off = await createWebhook({ merchantId, url: `${receiver.url}/off`, enabled: false, retryOnError: true });
+    const on = await createWebhook({ merchantId, url: `${receiver.url}/on` });
+    const event = transactionEvent(merchantId, integrationId);
+    await publishEvents(amqp, [event]);
+    await waitFor(async () => (await logsOf(off.id)).length === 1 && (await logsOf(on.id)).length === 1, {
+      what: 'one entry each',
+    });
+    // The same event again (a broker redelivery): still one entry, still nothing sent.
+    await publishEvents(amqp, [event]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const [skipped] = await logsOf(off.id);
+    expect(await logsOf(off.id)).toHaveLength(1);
+    expect(skipped).toMatchObject({ attempt: 1, outcome: 'skipped', status: null, next_attempt_at: null });
+    expect(skipped.request).toMatchObject({ url: `${receiver.url}/off`, referenceId: 'order-1001' });
+    expect(receiver.to('/off')).toHaveLength(0);
+    // The delivery is kept (recover sends it later), and a skipped entry is no attempt: no health yet.
+    const { rows } = await db().query(`SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1`, [
+      off.id,
+    ]);
+    expect(rows[0].n).toBe(1);
+    expect(await healthOf(off.id)).toBeUndefined();
+  });
+
+  it('a repeat that was waiting when its webhook was disabled is not sent, but logged as skipped', async () => {
+    receiver.setResponder((request) => ({ status: request.path === '/disabled-later' ? 500 : 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/disabled-later`, retryOnError: true });
+    // Repeats every 50 ms (the harness's WEBHOOK_RETRY_DELAYS): disable after the first failures.
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(hook.id)).length >= 2, { what: 'two failed attempts' });
+    await db().query(`UPDATE webhook SET enabled = false, disabled_reason = 'manual' WHERE id = $1`, [hook.id]);
+    await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
+    await waitFor(async () => (await logsOf(hook.id)).some((log) => log.outcome === 'skipped'), {
+      what: 'a skipped repeat',
+    });
+    const sent = receiver.to('/disabled-later').length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const logs = await logsOf(hook.id);
+    // The last entry is the skip; no request after it, and nothing scheduled.
+    expect(logs.at(-1)).toMatchObject({ outcome: 'skipped', status: null, next_attempt_at: null });
+    expect(logs.filter((log) => log.outcome === 'skipped')).toHaveLength(1);
+    expect(logs.filter((log) => log.outcome === 'failed')).toHaveLength(sent);
+    expect(receiver.to('/disabled-later')).toHaveLength(sent);
+  });
+
+  it('keeps the health: failing since the first failure after the last success, counts of the last 24 hours', async () => {
+    let failing = true;
+    receiver.setResponder((request) => ({ status: request.path === '/health' && failing ? 503 : 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/health`, retryOnError: false });
+    // Three failed deliveries (one attempt each), then a success, then two failures.
+    await publishEvents(
+      amqp,
+      [1, 2, 3].map(() => transactionEvent(merchantId, integrationId)),
+    );
+    await waitFor(async () => (await healthOf(hook.id))?.attempts_24h === 3, { what: 'three attempts counted' });
+    const failingFor = await healthOf(hook.id);
+    const failed = await logsOf(hook.id);
+    expect(failingFor).toMatchObject({ last_success_at: null, failures_24h: 3, failures_in_a_row: 3 });
+    expect(failingFor!.failing_since).toEqual(new Date(Math.min(...(await createdAtOf(failed.map((log) => log.id))))));
+
+    failing = false;
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await healthOf(hook.id))?.attempts_24h === 4, { what: 'the success counted' });
+    const recovered = await healthOf(hook.id);
+    expect(recovered).toMatchObject({ failing_since: null, failures_in_a_row: 0, failures_24h: 3 });
+    expect(recovered!.last_success_at).toEqual(recovered!.last_attempt_at);
+
+    failing = true;
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await healthOf(hook.id))?.attempts_24h === 5, { what: 'a new failure counted' });
+    const again = await healthOf(hook.id);
+    expect(again).toMatchObject({ failures_in_a_row: 1, failures_24h: 4 });
+    expect(again!.failing_since).toEqual(again!.last_attempt_at);
+    expect(again!.failing_since!.getTime()).toBeGreaterThan(recovered!.last_success_at!.getTime());
+  });
+});
+
+/** The created_at of log entries, as stored. */
+async function createdAtOf(ids: string[]): Promise<number[]> {
+  const { rows } = await db().query(`SELECT created_at FROM webhook_log WHERE id = ANY($1::uuid[])`, [ids]);
+  return rows.map((row: { created_at: Date }) => row.created_at.getTime());
+}

@@ -5,6 +5,7 @@ import { CommandsConsumer } from './commands/commands.consumer.js';
 import { ManualDeliveryService } from './commands/manual-delivery.service.js';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter } from './delivery/delivery-log.writer.js';
+import { WebhookRateLimiter } from './delivery/webhook-rate.limiter.js';
 import { DeliveryAttempt } from './delivery/delivery.attempt.js';
 import { DeliveryConsumer } from './delivery/delivery.consumer.js';
 import { DeliveryPublisher } from './delivery/delivery.publisher.js';
@@ -35,7 +36,7 @@ export class AppModule {
           database: WEBHOOK_DISPATCHER_DATABASE,
           base: config.base,
           entities: [],
-          topology: { retryDelaysMs: config.retryDelaysMs, guardDelayMs: config.guardDelayMs },
+          topology: config.topology,
           poolSize: 20,
         }),
       ],
@@ -52,6 +53,7 @@ export class AppModule {
         FanOutConsumer,
         HttpSender,
         DeliveryLogWriter,
+        WebhookRateLimiter,
         DeliveryPublisher,
         DeliveryAttempt,
         DeliveryService,

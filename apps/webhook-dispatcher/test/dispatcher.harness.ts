@@ -77,6 +77,8 @@ export interface WebhookSpec {
   rotatedSecrets?: string[];
   /** false: created disabled (by its merchant). */
   enabled?: boolean;
+  /** At most this many requests a second (null: no limit). */
+  maxPerSecond?: number | null;
 }
 
 /**
@@ -120,8 +122,8 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
   serve(spec.url, settings);
   await db().query(
     `INSERT INTO webhook (id, merchant_id, integration_id, name, url, content_type, version, retry_on_error, events,
-                          enabled, disabled_reason)
-     VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8, $9, CASE WHEN $9 THEN NULL ELSE 'manual' END)`,
+                          enabled, disabled_reason, max_per_second)
+     VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8, $9, CASE WHEN $9 THEN NULL ELSE 'manual' END, $10)`,
     [
       id,
       spec.merchantId,
@@ -132,6 +134,7 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
       spec.retryOnError ?? false,
       spec.events ?? ['transaction', 'subscription', 'payout'],
       spec.enabled ?? true,
+      spec.maxPerSecond ?? null,
     ],
   );
   await db().query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)`, [

@@ -47,7 +47,7 @@ metricsSuite('webhook-dispatcher', () => startDispatcher(ENV), {
       // A repeat waiting for its hour.
       await amqp.publish('', HOUR_QUEUE, Buffer.from('{}'));
       const config = loadWebhookDispatcherConfig(dispatcherEnv(ENV));
-      const queues = durableQueues({ retryDelaysMs: config.retryDelaysMs, guardDelayMs: config.guardDelayMs });
+      const queues = durableQueues(config.topology);
       expect(queues).toEqual(
         expect.arrayContaining([
           'dispatcher.events',
@@ -56,6 +56,7 @@ metricsSuite('webhook-dispatcher', () => startDispatcher(ENV), {
           'dispatcher.retry.50ms',
           HOUR_QUEUE,
           `dispatcher.guard.${config.timeoutMs + 5_000}ms`,
+          'dispatcher.rate.1000ms',
           'dispatcher.events.parked',
           'dispatcher.deliveries.parked',
         ]),

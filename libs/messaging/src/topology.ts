@@ -94,17 +94,26 @@ export const retryQueueName = (delayMs: number) => `dispatcher.retry.${delayMs}m
  */
 export const guardQueueName = (delayMs: number) => `dispatcher.guard.${delayMs}ms`;
 
+/**
+ * Name of the queue where a delivery of a rate-limited webhook (maxPerSecond) waits `delayMs` when the webhook's
+ * schedule is full for longer than the dispatcher holds a delivery; then back to the delivery queue, to try again.
+ */
+export const rateQueueName = (delayMs: number) => `dispatcher.rate.${delayMs}ms`;
+
 export interface TopologyOptions {
   /** Distinct delays (ms) for which a delay queue is declared. */
   retryDelaysMs: readonly number[];
   /** The delay of the guard queue this process publishes to (dispatchers only). */
   guardDelayMs?: number;
+  /** The delay of the rate queue this process publishes to (dispatchers only). */
+  rateDelayMs?: number;
 }
 
 /** The delay queues declared with these options, each with its delay (ms): retries, then the guard queue. */
 function delayQueues(options: TopologyOptions): (readonly [name: string, delayMs: number])[] {
   const queues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);
   if (options.guardDelayMs !== undefined) queues.push([guardQueueName(options.guardDelayMs), options.guardDelayMs]);
+  if (options.rateDelayMs !== undefined) queues.push([rateQueueName(options.rateDelayMs), options.rateDelayMs]);
   return queues;
 }
 

@@ -113,6 +113,12 @@ const ROWS: Record<
     values: (id) => [id],
     touch: 'attempts = attempts',
   },
+  webhook_rate: {
+    key: 'webhook_id',
+    insert: `INSERT INTO webhook_rate (webhook_id, next_at) VALUES ($1, now())`,
+    values: (id) => [id],
+    touch: 'next_at = next_at',
+  },
 };
 
 /** Each app: its role and schema, the tables it owns (in the order rows refer to each other), the views it reads. */
@@ -138,7 +144,7 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
   {
     app: 'webhook-dispatcher',
     database: WEBHOOK_DISPATCHER_DATABASE,
-    tables: ['webhook_delivery', 'webhook_log', 'webhook_health', 'webhook_health_hour'],
+    tables: ['webhook_delivery', 'webhook_log', 'webhook_health', 'webhook_health_hour', 'webhook_rate'],
     reads: ['backend.webhook_for_dispatcher', 'backend.webhook_secret_for_dispatcher'],
   },
 ];

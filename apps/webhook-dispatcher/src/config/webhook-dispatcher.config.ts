@@ -1,3 +1,4 @@
+import type { TopologyOptions } from '#messaging';
 import { randomInt } from 'node:crypto';
 import { BaseConfig, readBaseConfig, readLogRetention, readRetryDelays } from '#platform';
 
@@ -42,6 +43,17 @@ export class WebhookDispatcherConfig {
    */
   get guardDelayMs(): number {
     return this.timeoutMs + 5_000;
+  }
+
+  /**
+   * How long a delivery of a rate-limited webhook waits in the rate queue when the webhook's schedule is full further
+   * ahead than a delivery is held (WebhookRateLimiter): then it tries again.
+   */
+  readonly rateDelayMs = 1_000;
+
+  /** The delay queues this process declares and publishes to. */
+  get topology(): TopologyOptions {
+    return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs, rateDelayMs: this.rateDelayMs };
   }
 }
 

@@ -6,6 +6,7 @@ import {
   GUARD_HEADER,
   guardQueueName,
   PARKED_REASON_HEADER,
+  rateQueueName,
   ROUTING_KEYS,
   retryQueueName,
   slowLaneRoutingKey,
@@ -26,6 +27,8 @@ export type DeliveryDestination =
   | { to: 'slow-lane'; webhookId: string }
   /** The guard queue: a stand-in, back to the delivery queue after the guard delay (`x-guard`). */
   | { to: 'guard' }
+  /** The rate queue: a rate-limited webhook's schedule is full; back to the delivery queue after the rate delay. */
+  | { to: 'rate' }
   /** `dispatcher.deliveries.parked`, with its reason in `x-parked-reason`. */
   | { to: 'parked'; reason: string };
 
@@ -61,6 +64,9 @@ export class DeliveryPublisher {
       case 'guard':
         routingKey = guardQueueName(this.config.guardDelayMs);
         headers[GUARD_HEADER] = 1;
+        break;
+      case 'rate':
+        routingKey = rateQueueName(this.config.rateDelayMs);
         break;
       case 'parked':
         exchange = EXCHANGES.deadLetter;

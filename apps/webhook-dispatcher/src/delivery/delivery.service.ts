@@ -9,6 +9,7 @@ import { DeadlineList } from './deadline-list.js';
 import { DeliveryAttempt, logFieldsOf, type Lane } from './delivery.attempt.js';
 import { DeliveryLogWriter, skippedRecord } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
+import { WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { WebhookSlots } from './webhook-slots.js';
 
 export type { Lane } from './delivery.attempt.js';
@@ -56,6 +57,7 @@ export class DeliveryService {
     private readonly log: DeliveryLogWriter,
     private readonly publisher: DeliveryPublisher,
     private readonly metrics: DispatcherMetrics,
+    private readonly rate: WebhookRateLimiter,
   ) {
     this.slots = new WebhookSlots({
       cap: MAX_IN_FLIGHT_PER_WEBHOOK,
@@ -114,6 +116,16 @@ export class DeliveryService {
       return 'dropped';
     }
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);
+    if (webhook.maxPerSecond !== null) {
+      const waitMs = await this.rate.book(webhook.id, webhook.maxPerSecond);
+      if (waitMs === null) {
+        // Its schedule is full for longer than a delivery is held here: wait in the rate queue, then try again.
+        await this.publisher.publish({ ...message, snapshot }, attempt, { to: 'rate' });
+        this.metrics.scheduled.inc({ decision: 'rate_limited' });
+        return 'handed-over';
+      }
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
 
     const release = lane === 'slow' ? this.slots.track(webhook.id) : await this.slots.acquire(webhook.id);
     if (!release) {

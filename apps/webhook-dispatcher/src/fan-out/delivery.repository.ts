@@ -110,11 +110,12 @@ export class DeliveryRepository {
         if (count < DELETE_BATCH) break;
       }
     }
-    // Its health: one row, and one per hour of the last day.
+    // Its health (one row, and one per hour of the last day) and its rate schedule.
     await this.retry.run(() =>
       this.db.query(
         `WITH gone AS (SELECT $1::uuid AS id WHERE NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)),
-              h AS (DELETE FROM webhook_health WHERE webhook_id IN (SELECT id FROM gone))
+              h AS (DELETE FROM webhook_health WHERE webhook_id IN (SELECT id FROM gone)),
+              r AS (DELETE FROM webhook_rate WHERE webhook_id IN (SELECT id FROM gone))
          DELETE FROM webhook_health_hour WHERE webhook_id IN (SELECT id FROM gone)`,
         [webhookId],
       ),

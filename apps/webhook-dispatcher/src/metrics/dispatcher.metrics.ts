@@ -15,6 +15,7 @@ export const DECISIONS = [
   'stand_in_dropped',
   'redelivery_dropped',
   'skipped',
+  'rate_limited',
 ] as const;
 
 /**

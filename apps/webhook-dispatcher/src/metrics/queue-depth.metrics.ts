@@ -11,7 +11,7 @@ import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js'
 @Injectable()
 export class QueueDepthMetrics {
   constructor(platform: PlatformMetrics, amqp: AmqpClient, config: WebhookDispatcherConfig) {
-    const queues = durableQueues({ retryDelaysMs: config.retryDelaysMs, guardDelayMs: config.guardDelayMs });
+    const queues = durableQueues(config.topology);
     const broker = new ScrapeRead('the queue depths');
     const gauge: Gauge<'queue'> = new Gauge({
       name: 'webhook_queue_messages_ready',

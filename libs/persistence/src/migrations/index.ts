@@ -13,6 +13,7 @@ import { OutboxEventTraceparent1763801600000 } from './1763801600000-outbox-even
 import { DeliveryPartitions1763801700000 } from './1763801700000-delivery-partitions.js';
 import { LogOutcomeAndSearch1763801800000 } from './1763801800000-log-outcome-and-search.js';
 import { WebhookLifecycle1763801900000 } from './1763801900000-webhook-lifecycle.js';
+import { WebhookRate1763802100000 } from './1763802100000-webhook-rate.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   DeliveryPartitions1763801700000,
   LogOutcomeAndSearch1763801800000,
   WebhookLifecycle1763801900000,
+  WebhookRate1763802100000,
 ];

@@ -18,6 +18,7 @@ import { SessionModule } from './session/session.module.js';
 import { DeliveryRef } from './webhook-delivery/delivery-ref.entity.js';
 import { WebhookDeliveryModule } from './webhook-delivery/webhook-delivery.module.js';
 import { WebhookLogModule } from './webhook-log/webhook-log.module.js';
+import { NoticeModule } from './notice/notice.module.js';
 import { WebhookModule } from './webhook/webhook.module.js';
 
 @Module({})
@@ -50,6 +51,7 @@ export class AppModule {
         IntegrationModule,
         WebhookModule,
         WebhookLogModule,
+        NoticeModule,
         WebhookDeliveryModule,
       ],
     };

@@ -6,6 +6,7 @@ import { ManualDeliveryService } from './commands/manual-delivery.service.js';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter } from './delivery/delivery-log.writer.js';
 import { WebhookRateLimiter } from './delivery/webhook-rate.limiter.js';
+import { WebhookHealthMonitor } from './webhook/webhook-health.monitor.js';
 import { DeliveryAttempt } from './delivery/delivery.attempt.js';
 import { DeliveryConsumer } from './delivery/delivery.consumer.js';
 import { DeliveryPublisher } from './delivery/delivery.publisher.js';
@@ -54,6 +55,7 @@ export class AppModule {
         HttpSender,
         DeliveryLogWriter,
         WebhookRateLimiter,
+        WebhookHealthMonitor,
         DeliveryPublisher,
         DeliveryAttempt,
         DeliveryService,

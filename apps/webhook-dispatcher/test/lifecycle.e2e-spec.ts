@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { publishWebhookChanged, type AmqpClient } from '#messaging';
-import { waitFor } from '#testing';
+import amqplib from 'amqplib';
+import { publishWebhookChanged, QUEUES, type AmqpClient, type WebhookHealthReport } from '#messaging';
+import { testEnv, waitFor } from '#testing';
 import {
   Receiver,
   closeDb,
@@ -44,7 +45,7 @@ describe('webhook-dispatcher delivery lifecycle: disabled webhooks and health (r
 
   beforeAll(async () => {
     await receiver.start();
-    dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: '800' });
+    dispatcher = await startDispatcher({ WEBHOOK_TIMEOUT_MS: '800', WEBHOOK_DISABLE_AFTER: '1s' });
     amqp = testAmqp();
     await amqp.waitForConnect();
     ({ merchantId, integrationId } = await createMerchant());
@@ -132,10 +133,78 @@ describe('webhook-dispatcher delivery lifecycle: disabled webhooks and health (r
     expect(again!.failing_since).toEqual(again!.last_attempt_at);
     expect(again!.failing_since!.getTime()).toBeGreaterThan(recovered!.last_success_at!.getTime());
   });
+
+  it('reports a webhook failing for an hour, and one failing for WEBHOOK_DISABLE_AFTER with 10 attempts, once per episode', async () => {
+    receiver.setResponder((request) => ({ status: request.path === '/dead' ? 500 : 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/dead`, retryOnError: false });
+    // One failed attempt every 150 ms for 2 s: failing for longer than WEBHOOK_DISABLE_AFTER (1 s here), 13 attempts.
+    for (let i = 0; i < 13; i += 1) {
+      await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await waitFor(async () => (await logsOf(hook.id)).length === 13, { what: '13 attempts' });
+    const failingSince = (await healthOf(hook.id))!.failing_since!;
+    const reports = await waitFor(
+      async () => {
+        const found = await reportsAbout(hook.id);
+        return found.length > 0 ? found : undefined;
+      },
+      { what: 'the report to disable it' },
+    );
+    expect(reports).toEqual([
+      {
+        v: 1,
+        type: 'webhook.failing-too-long',
+        webhookId: hook.id,
+        merchantId,
+        failingSince: failingSince.toISOString(),
+        failures: expect.any(Number),
+      },
+    ]);
+    expect(reports[0].failures).toBeGreaterThanOrEqual(10);
+    // Once per episode: more failures report nothing more...
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(hook.id)).length === 14, { what: 'a 14th attempt' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await reportsAbout(hook.id)).toEqual([]);
+    // ... until it has failed for an hour (its episode moved back here), which is reported once too.
+    const anHourAgo = new Date(Date.now() - 3_601_000);
+    await db().query(`UPDATE webhook_health SET failing_since = $2 WHERE webhook_id = $1`, [hook.id, anHourAgo]);
+    await publishEvents(amqp, [1, 2].map(() => transactionEvent(merchantId, integrationId)));
+    await waitFor(async () => (await logsOf(hook.id)).length === 16, { what: 'two more attempts' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const later = await reportsAbout(hook.id);
+    // The moved episode is a new one for both reports.
+    expect(later.map((report) => [report.type, report.failingSince]).sort()).toEqual([
+      ['webhook.failing', anHourAgo.toISOString()],
+      ['webhook.failing-too-long', anHourAgo.toISOString()],
+    ]);
+  });
 });
 
 /** The created_at of log entries, as stored. */
 async function createdAtOf(ids: string[]): Promise<number[]> {
   const { rows } = await db().query(`SELECT created_at FROM webhook_log WHERE id = ANY($1::uuid[])`, [ids]);
   return rows.map((row: { created_at: Date }) => row.created_at.getTime());
+}
+
+/** Takes the health reports waiting for webhook-config (config.webhook-health) that are about `webhookId`. */
+async function reportsAbout(webhookId: string): Promise<WebhookHealthReport[]> {
+  const connection = await amqplib.connect(testEnv().amqpUrl);
+  try {
+    const channel = await connection.createChannel();
+    const found: WebhookHealthReport[] = [];
+    for (;;) {
+      const message = await channel.get(QUEUES.webhookHealth, { noAck: false });
+      if (!message) return found;
+      const report = JSON.parse(message.content.toString()) as WebhookHealthReport;
+      if (report.webhookId === webhookId) {
+        found.push(report);
+        channel.ack(message);
+      } else channel.nack(message, false, true);
+      if (found.length > 50) return found;
+    }
+  } finally {
+    await connection.close();
+  }
 }

@@ -232,6 +232,46 @@ export async function publishDispatcherCommand(
   });
 }
 
+/** What the dispatcher reports about a webhook whose attempts keep failing. */
+export const WEBHOOK_HEALTH_REPORTS = ['webhook.failing', 'webhook.failing-too-long'] as const;
+
+/**
+ * A failing webhook, on `webhooks.health` (routing key = type) → `config.webhook-health` (owner: the dispatcher, which
+ * counts the attempts; consumer: webhook-config, which owns the webhook and its merchant's notices).
+ *
+ * - `webhook.failing`: every attempt since `failingSince` failed, for an hour now: notify the merchant.
+ * - `webhook.failing-too-long`: for WEBHOOK_DISABLE_AFTER, with at least 10 attempts (`failures`): disable it (reason
+ *   `failing`) and notify the merchant.
+ *
+ * Sent once per episode (`failingSince`) as far as the dispatcher knows; the consumer acts once per episode however
+ * often it arrives.
+ */
+export const webhookHealthReports = messageContract('webhook health report', {
+  type: 'object',
+  properties: {
+    v: VERSION_1,
+    type: { enum: WEBHOOK_HEALTH_REPORTS },
+    webhookId: uuid,
+    merchantId: uuid,
+    failingSince: text,
+    failures: { type: 'integer', minimum: 1 },
+  },
+  required: ['v', 'type', 'webhookId', 'merchantId', 'failingSince', 'failures'],
+  additionalProperties: false,
+});
+export type WebhookHealthReport = MessageOf<typeof webhookHealthReports>;
+
+/** Publishes a health report for webhook-config; resolves once the broker has confirmed it. */
+export async function publishWebhookHealthReport(
+  amqp: AmqpClient,
+  report: Omit<WebhookHealthReport, 'v'>,
+): Promise<void> {
+  const body: WebhookHealthReport = { v: 1, ...report };
+  await amqp.publish(EXCHANGES.health, report.type, Buffer.from(JSON.stringify(body)), {
+    messageId: randomUUIDv7(),
+  });
+}
+
 const count = { type: 'integer', minimum: 0 } as const;
 
 /**

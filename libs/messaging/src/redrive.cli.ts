@@ -13,6 +13,7 @@ export const REDRIVE_TARGETS: Readonly<Record<string, { exchange: string; routin
   [QUEUES.parkedDeliveries]: { exchange: EXCHANGES.deliveries, routingKey: ROUTING_KEYS.deliver },
   [QUEUES.parkedEvents]: { exchange: '', routingKey: QUEUES.dispatcherEvents },
   [QUEUES.parkedCommands]: { exchange: '', routingKey: QUEUES.dispatcherCommands },
+  [QUEUES.parkedWebhookHealth]: { exchange: '', routingKey: QUEUES.webhookHealth },
 };
 
 export const REDRIVE_USAGE =

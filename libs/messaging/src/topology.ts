@@ -18,6 +18,8 @@ import type { ConfirmChannel } from 'amqplib';
  *     rate-limit counts, every 100 ms
  *   webhooks.commands (topic, routing key = command type) ──#──▶ dispatcher.commands (quorum): webhook-config asks
  *     the dispatcher for a test delivery or a resend; the dispatcher creates and numbers the attempt
+ *   webhooks.health (topic, routing key = report type) ──#──▶ config.webhook-health (quorum): the dispatcher tells
+ *     webhook-config that a webhook has been failing for an hour, or long enough to be disabled
  */
 /** AMQP_URL when unset: the local RabbitMQ with its default guest login. */
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -30,6 +32,8 @@ export const EXCHANGES = {
   rate: 'transaction-api.rate',
   /** webhook-config's requests to the dispatcher (test deliveries, resends). */
   commands: 'webhooks.commands',
+  /** The dispatcher's reports on failing webhooks, for webhook-config. */
+  health: 'webhooks.health',
   deadLetter: 'payments.dead-letter',
 } as const;
 
@@ -42,6 +46,9 @@ export const QUEUES = {
   parkedConfig: 'dispatcher.config.parked',
   dispatcherCommands: 'dispatcher.commands',
   parkedCommands: 'dispatcher.commands.parked',
+  /** webhook-config's queue of the dispatcher's health reports. */
+  webhookHealth: 'config.webhook-health',
+  parkedWebhookHealth: 'config.webhook-health.parked',
 } as const;
 
 export const ROUTING_KEYS = {
@@ -50,6 +57,7 @@ export const ROUTING_KEYS = {
   parkedDeliveries: 'deliveries.parked',
   parkedConfig: 'config.parked',
   parkedCommands: 'commands.parked',
+  parkedWebhookHealth: 'webhook-health.parked',
 } as const;
 
 /**
@@ -133,6 +141,8 @@ export function durableQueues(options: TopologyOptions): string[] {
     QUEUES.parkedDeliveries,
     QUEUES.parkedConfig,
     QUEUES.parkedCommands,
+    QUEUES.webhookHealth,
+    QUEUES.parkedWebhookHealth,
   ];
 }
 
@@ -204,6 +214,20 @@ export async function declareTopology(
     },
   });
   await channel.bindQueue(QUEUES.dispatcherCommands, EXCHANGES.commands, '#');
+
+  await channel.assertExchange(EXCHANGES.health, 'topic', { durable: true });
+  await channel.assertQueue(QUEUES.parkedWebhookHealth, { durable: true, arguments: quorum });
+  await channel.bindQueue(QUEUES.parkedWebhookHealth, EXCHANGES.deadLetter, ROUTING_KEYS.parkedWebhookHealth);
+  await channel.assertQueue(QUEUES.webhookHealth, {
+    durable: true,
+    arguments: {
+      ...quorum,
+      'x-delivery-limit': POISON_DELIVERY_LIMIT,
+      'x-dead-letter-exchange': EXCHANGES.deadLetter,
+      'x-dead-letter-routing-key': ROUTING_KEYS.parkedWebhookHealth,
+    },
+  });
+  await channel.bindQueue(QUEUES.webhookHealth, EXCHANGES.health, '#');
 
   // Both lanes park a poison or rejected delivery the same way.
   const deliveryQueueArguments = {

@@ -86,6 +86,12 @@ const ROWS: Record<
     insert: `INSERT INTO login_failure (key) VALUES ($1)`,
     values: (id) => [id],
   },
+  webhook_notice: {
+    key: 'id',
+    insert: `INSERT INTO webhook_notice (id, merchant_id, webhook_id, kind, failing_since)
+             VALUES ($1, $2, $3, 'failing', now())`,
+    values: (id, ids) => [id, ids.merchant, ids.webhook],
+  },
   webhook_delivery: {
     key: 'id',
     insert: `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
@@ -132,7 +138,7 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
   {
     app: 'webhook-config',
     database: WEBHOOK_CONFIG_DATABASE,
-    tables: ['webhook', 'webhook_secret', 'backend_user', 'backend_session', 'login_failure'],
+    tables: ['webhook', 'webhook_secret', 'backend_user', 'backend_session', 'login_failure', 'webhook_notice'],
     reads: [
       'delivery.webhook_delivery_for_webhook_config',
       'delivery.webhook_health_for_webhook_config',

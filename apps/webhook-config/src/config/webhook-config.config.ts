@@ -1,6 +1,7 @@
 import {
   BaseConfig,
   DEFAULT_WEBHOOK_LOG_RETENTION_MS,
+  type EnvReader,
   readBaseConfig,
   readLogRetention,
   readRetryDelays,
@@ -31,6 +32,8 @@ export class WebhookConfigConfig {
     readonly senderAddresses: string[] = [],
     /** WEBHOOK_LOG_RETENTION, as the dispatcher reads it: shown to merchants as how long the log is kept. */
     readonly logRetentionMs: number = DEFAULT_WEBHOOK_LOG_RETENTION_MS,
+    /** SMTP_URL and MAIL_FROM: notices also go out by e-mail; undefined: only in the backend. */
+    readonly mail?: { smtpUrl: string; from: string },
   ) {}
 
   /** Session cookies are always Secure in production; elsewhere only when the request came over HTTPS. */
@@ -52,7 +55,21 @@ export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigCo
     retryDelaysMs,
     reader.addressRanges('WEBHOOK_SENDER_ADDRESSES'),
     readLogRetention(reader, retryDelaysMs),
+    readMail(reader),
   );
   reader.done();
   return config;
+}
+
+/** An address nodemailer can send from: `name@host`, perhaps as `Display Name <name@host>`. */
+const MAIL_ADDRESS = /^(?:[^<>\r\n]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/;
+
+/** SMTP_URL (smtp:// or smtps://, user and password in it) with MAIL_FROM, or neither. Never echoes the URL. */
+function readMail(reader: EnvReader): { smtpUrl: string; from: string } | undefined {
+  const smtpUrl = reader.url('SMTP_URL', ['smtp:', 'smtps:'], { default: '' });
+  const from = reader.string('MAIL_FROM', { default: '' });
+  if (from && !MAIL_ADDRESS.test(from)) reader.refuse('MAIL_FROM', 'must be an e-mail address (name@example.com)');
+  if (!smtpUrl) return undefined;
+  if (!from) reader.refuse('MAIL_FROM', 'is required when SMTP_URL is set');
+  return { smtpUrl, from };
 }

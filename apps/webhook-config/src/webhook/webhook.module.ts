@@ -20,7 +20,10 @@ import { WebhookSettingsValidator } from './webhook-settings.validator.js';
 import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-url.policy.js';
 import './webhook.problems.js';
 
-/** Webhook settings and secrets; exports WebhookLookup for the log and delivery features. */
+/**
+ * Webhook settings and secrets; exports WebhookLookup for the log and delivery features, and the repository and change
+ * publisher for the notices (which disable a webhook that kept failing).
+ */
 @Module({
   imports: [
     TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity, WebhookHealthEntity]),
@@ -45,6 +48,6 @@ import './webhook.problems.js';
       useFactory: (config: WebhookConfigConfig) => new SecretCipher(config.secretEncryptionKey),
     },
   ],
-  exports: [WebhookLookup],
+  exports: [WebhookLookup, WebhookRepository, WebhookChangePublisher],
 })
 export class WebhookModule {}

@@ -62,6 +62,20 @@ export class WebhookRepository {
   }
 
   /**
+   * Disables a webhook the dispatcher reports as failing for WEBHOOK_DISABLE_AFTER (reason `failing`); false when it
+   * is gone or already disabled (then its reason, manual or failing, stays).
+   */
+  async disableFailing(merchantId: string, id: string): Promise<boolean> {
+    const result = await this.webhooks
+      .createQueryBuilder()
+      .update(WebhookEntity)
+      .set({ enabled: false, disabledReason: 'failing', updatedAt: () => 'now()' })
+      .where('id = :id AND merchant_id = :merchantId AND enabled', { id, merchantId })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
    * Deletes the webhook with its secrets (ON DELETE CASCADE); false when not found. Its deliveries and log are the
    * dispatcher's, which deletes them when the change message tells it the webhook is gone.
    */

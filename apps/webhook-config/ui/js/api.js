@@ -157,6 +157,7 @@ export const api = {
   options: () => call('get', '/api/webhook-options', {}),
   senderAddresses: () => call('get', '/webhook-sender-addresses', {}),
   integrations: () => call('get', '/api/integrations', {}),
+  notices: () => call('get', '/api/notices', {}),
   webhooks: () => call('get', '/api/webhooks', {}),
   /** @param {string} id */
   webhook: (id) => call('get', '/api/webhooks/{id}', { path: { id } }),

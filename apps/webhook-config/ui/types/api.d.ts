@@ -204,6 +204,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/notices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Notices about your webhooks
+     * @description Of the last 30 days, newest first (at most 20): a webhook failing for an hour, one disabled.
+     */
+    get: operations['NoticeController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/webhooks/{id}/test': {
     parameters: {
       query?: never;
@@ -567,6 +587,29 @@ export interface components {
       data: components['schemas']['WebhookLogDoc'][];
       /** @description Pass as `cursor` for the next page; null on the last. */
       nextCursor: string | null;
+    };
+    NoticeDoc: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description failing: every attempt failed for an hour; disabled: for WEBHOOK_DISABLE_AFTER, so it was disabled.
+       * @enum {string}
+       */
+      kind: 'failing' | 'disabled';
+      /** Format: uuid */
+      webhookId: string;
+      webhookName: string;
+      /**
+       * Format: date-time
+       * @description The first failed attempt of the episode.
+       */
+      failingSince: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    NoticeListDoc: {
+      /** @description Newest first. */
+      data: components['schemas']['NoticeDoc'][];
     };
     QueuedDeliveryDoc: {
       /**
@@ -1406,6 +1449,43 @@ export interface operations {
       };
       /** @description Not found: no such id among the signed-in merchant's (another merchant's ids and malformed ids answer alike). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The service is shutting down, or the database is unavailable or did not answer within `DATABASE_STATEMENT_TIMEOUT` (10 s by default); `Retry-After` says when to try again. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  NoticeController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NoticeListDoc'];
+        };
+      };
+      /** @description Not signed in, or the session has ended. */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -53,3 +53,12 @@ describe('loadWebhookDispatcherConfig: WEBHOOK_LOG_RETENTION', () => {
     expect(load({ WEBHOOK_LOG_RETENTION: '4d', WEBHOOK_RETRY_DELAYS: '1d,1d,1d' }).logRetentionMs).toBe(4 * 86_400_000);
   });
 });
+
+describe('loadWebhookDispatcherConfig: WEBHOOK_DISABLE_AFTER', () => {
+  it('disables a webhook failing for 5 days by default, or as long as set, in any unit', () => {
+    expect(load({}).disableAfterMs).toBe(5 * 86_400_000);
+    expect(load({ WEBHOOK_DISABLE_AFTER: '36h' }).disableAfterMs).toBe(36 * 3_600_000);
+    expect(load({ WEBHOOK_DISABLE_AFTER: '2s' }).disableAfterMs).toBe(2_000);
+    expect(() => load({ WEBHOOK_DISABLE_AFTER: 'soon' })).toThrow(/WEBHOOK_DISABLE_AFTER/);
+  });
+});

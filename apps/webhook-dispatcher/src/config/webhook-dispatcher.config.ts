@@ -31,6 +31,11 @@ export class WebhookDispatcherConfig {
      */
     readonly logRetentionMs: number,
     /**
+     * WEBHOOK_DISABLE_AFTER: a webhook whose attempts have all failed for this long (and at least 10 of them) is
+     * reported to webhook-config to be disabled (WebhookHealthMonitor).
+     */
+    readonly disableAfterMs: number,
+    /**
      * WEBHOOK_EGRESS_PROXY: deliveries leave through this forward proxy (http://host:port, perhaps with user info
      * for Proxy-Authorization — never log it whole); undefined: straight from this process.
      */
@@ -72,6 +77,7 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     // Unset: a random one, so that of several processes one takes the load first.
     reader.int('DISPATCHER_CONSUMER_PRIORITY', { default: randomInt(1, 1_001), min: 0, max: 1_000 }),
     readLogRetention(reader, retryDelaysMs),
+    reader.duration('WEBHOOK_DISABLE_AFTER', { default: 5 * 86_400_000, min: 1 }),
     reader.forwardProxy('WEBHOOK_EGRESS_PROXY'),
   );
   reader.done();

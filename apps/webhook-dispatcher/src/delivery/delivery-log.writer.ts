@@ -6,6 +6,7 @@ import type { DeliverySnapshot } from '#messaging';
 import { isTransientDatabaseError, type LogOutcome, type WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
+import { WebhookHealthMonitor, type HealthRow } from '../webhook/webhook-health.monitor.js';
 
 /** One attempt's entry in the webhook log (docs/webhook-config.md, Delivery log); a delivery's latest is its state. */
 export interface AttemptRecord {
@@ -91,6 +92,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly retry: DatabaseRetry,
+    private readonly monitor: WebhookHealthMonitor,
   ) {}
 
   write(record: AttemptRecord): Promise<void> {
@@ -160,7 +162,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
    * a row; attempts and failures per hour. Rows are upserted in webhook order, the same in every process.
    */
   private async insertRows(records: AttemptRecord[]): Promise<void> {
-    await this.db.query(
+    const failing: HealthRow[] = await this.db.query(
       `WITH inserted AS (
          INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
                                   duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
@@ -194,7 +196,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
            failures_in_a_row = CASE WHEN excluded.last_success_at >= coalesce(h.last_success_at, '-infinity')
                                     THEN excluded.failures_in_a_row
                                     ELSE h.failures_in_a_row + excluded.failures_in_a_row END
-         RETURNING 1),
+         RETURNING h.webhook_id, h.failing_since, h.failures_in_a_row, h.failing_reported_for, h.disable_reported_for),
        hours AS (
          INSERT INTO webhook_health_hour AS x (webhook_id, hour, attempts, failures)
          SELECT webhook_id, date_trunc('hour', created_at), count(*), count(*) FILTER (WHERE outcome = 'failed')
@@ -202,9 +204,11 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
          ON CONFLICT (webhook_id, hour) DO UPDATE
            SET attempts = x.attempts + excluded.attempts, failures = x.failures + excluded.failures
          RETURNING 1)
-       SELECT (SELECT count(*) FROM health) AS health, (SELECT count(*) FROM hours) AS hours`,
+       SELECT * FROM health WHERE failing_since IS NOT NULL`,
       [JSON.stringify(records)],
     );
+    // Reports on webhooks failing long (an hour; WEBHOOK_DISABLE_AFTER) go out beside the batch, not in its way.
+    if (failing.length > 0) void this.monitor.observe(failing);
   }
 
   async onApplicationShutdown(): Promise<void> {

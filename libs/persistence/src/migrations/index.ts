@@ -14,6 +14,7 @@ import { DeliveryPartitions1763801700000 } from './1763801700000-delivery-partit
 import { LogOutcomeAndSearch1763801800000 } from './1763801800000-log-outcome-and-search.js';
 import { WebhookLifecycle1763801900000 } from './1763801900000-webhook-lifecycle.js';
 import { WebhookRate1763802100000 } from './1763802100000-webhook-rate.js';
+import { WebhookNotices1763802200000 } from './1763802200000-webhook-notices.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   LogOutcomeAndSearch1763801800000,
   WebhookLifecycle1763801900000,
   WebhookRate1763802100000,
+  WebhookNotices1763802200000,
 ];

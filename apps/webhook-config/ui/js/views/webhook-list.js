@@ -1,18 +1,24 @@
 // @ts-check
 import { api } from '../api.js';
 import { focusHeading, h, render } from '../dom.js';
-import { CONTENT_TYPE_LABELS, eventList, healthChip, versionLabel } from '../format.js';
+import { CONTENT_TYPE_LABELS, eventList, formatDateTime, healthChip, versionLabel } from '../format.js';
 
 /**
  * All webhooks of the merchant, or a friendly empty state.
  * @param {HTMLElement} main
  */
 export async function webhookListView(main) {
-  const [{ data: webhooks }, { data: integrations }, options] = await Promise.all([
+  const [{ data: webhooks }, { data: integrations }, options, { data: notices }] = await Promise.all([
     api.webhooks(),
     api.integrations(),
     api.options(),
+    api.notices(),
   ]);
+  // The notices of webhooks that are still failing or disabled (a notice of one that recovered is old news).
+  const current = notices.filter((notice) => {
+    const webhook = webhooks.find((item) => item.id === notice.webhookId);
+    return webhook && (notice.kind === 'disabled' ? !webhook.enabled : webhook.health.state === 'failing');
+  });
   const integrationName = new Map(integrations.map((integration) => [integration.id, integration.name]));
   const addButton = h('a', { class: 'button', href: '#/new' }, 'Add webhook');
 
@@ -28,6 +34,16 @@ export async function webhookListView(main) {
         h('p', { class: 'lead' }, 'Webhooks send payment events to your shop or ERP the moment they happen.'),
       ),
       webhooks.length ? h('div', { class: 'actions' }, addButton) : null,
+    ),
+    current.map((notice) =>
+      h(
+        'div',
+        { class: notice.kind === 'disabled' ? 'alert alert-warn' : 'alert alert-error', role: 'status' },
+        h('strong', {}, h('a', { href: `#/webhooks/${notice.webhookId}` }, notice.webhookName)),
+        notice.kind === 'disabled'
+          ? ` was disabled: every attempt since ${formatDateTime(notice.failingSince)} failed. Open it to see why, then enable it again.`
+          : ` is failing: no attempt since ${formatDateTime(notice.failingSince)} was accepted. Open it to see why.`,
+      ),
     ),
     webhooks.length === 0
       ? h(

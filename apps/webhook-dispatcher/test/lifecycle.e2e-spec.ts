@@ -170,7 +170,10 @@ describe('webhook-dispatcher delivery lifecycle: disabled webhooks and health (r
     // ... until it has failed for an hour (its episode moved back here), which is reported once too.
     const anHourAgo = new Date(Date.now() - 3_601_000);
     await db().query(`UPDATE webhook_health SET failing_since = $2 WHERE webhook_id = $1`, [hook.id, anHourAgo]);
-    await publishEvents(amqp, [1, 2].map(() => transactionEvent(merchantId, integrationId)));
+    await publishEvents(
+      amqp,
+      [1, 2].map(() => transactionEvent(merchantId, integrationId)),
+    );
     await waitFor(async () => (await logsOf(hook.id)).length === 16, { what: 'two more attempts' });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const later = await reportsAbout(hook.id);

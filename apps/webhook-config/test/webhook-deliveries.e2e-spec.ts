@@ -204,6 +204,81 @@ describe('test deliveries and resends (e2e over HTTP and RabbitMQ)', () => {
     expect(commandsFor(gone.deliveryId)).toEqual([]);
   });
 
+  it('recover: counts and asks for what failed or was skipped since a time, and nothing else (202 {count})', async () => {
+    const created = await client.post('/api/webhooks', {
+      name: 'Recovered',
+      url: CLOSED_PORT_URL,
+      events: ['transaction'],
+    });
+    const webhook = { id: created.body.id as string, merchantId: client.merchantId, url: CLOSED_PORT_URL };
+    const since = tenOClockDaysAgo(2);
+    const at = (s: number) => new Date(since + s * 1000);
+    // Since `since`: failed (latest 500), skipped (disabled), failed then delivered, delivered, failed twice.
+    await seedDelivery(running.db, webhook, [{ status: 500, createdAt: at(10) }]);
+    await seedDelivery(running.db, webhook, [{ status: null, outcome: 'skipped', createdAt: at(20) }]);
+    await seedDelivery(running.db, webhook, [
+      { status: 500, createdAt: at(30) },
+      { status: 200, createdAt: at(90) },
+    ]);
+    await seedDelivery(running.db, webhook, [{ status: 200, createdAt: at(40) }]);
+    await seedDelivery(running.db, webhook, [
+      { status: 0, createdAt: at(50) },
+      { status: 503, createdAt: at(120) },
+    ]);
+    // Before it: failed, not counted.
+    await seedDelivery(running.db, webhook, [{ status: 500, createdAt: at(-60) }]);
+    const before = commands.messages.length;
+    const answer = await client.post(`/api/webhooks/${webhook.id}/recover`, { since: new Date(since).toISOString() });
+    expect([answer.status, answer.body]).toEqual([202, { count: 3 }]);
+    const command = await waitFor(
+      () => commands.messages.slice(before).find((message) => message.body.type === 'webhook.recover'),
+      { what: 'the recover command' },
+    );
+    expect(command!.body).toEqual({
+      v: 1,
+      type: 'webhook.recover',
+      requestId: expect.any(String),
+      webhookId: webhook.id,
+      merchantId: client.merchantId,
+      since: new Date(since).toISOString(),
+      requestedAt: expect.any(String),
+    });
+    // Nothing to recover since later: 202 {count: 0}, and no command.
+    const later = commands.messages.length;
+    const none = await client.post(`/api/webhooks/${webhook.id}/recover`, { since: new Date().toISOString() });
+    expect([none.status, none.body]).toEqual([202, { count: 0 }]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(commands.messages.slice(later).filter((message) => message.body.type === 'webhook.recover')).toEqual([]);
+  });
+
+  it('recover: refuses a disabled webhook (409) and a since that is not a past time within the retention (400)', async () => {
+    const created = await client.post('/api/webhooks', {
+      name: 'Paused',
+      url: CLOSED_PORT_URL,
+      events: ['transaction'],
+    });
+    const id = created.body.id as string;
+    const recover = (body: unknown) => client.post(`/api/webhooks/${id}/recover`, body);
+    for (const [body, message] of [
+      [{}, 'is required'],
+      [{ since: 'yesterday' }, 'must be a date and time (ISO 8601, e.g. 2026-11-20T08:00:00Z)'],
+      [{ since: new Date(Date.now() + 3_600_000).toISOString() }, 'must not be in the future'],
+      [
+        { since: new Date(Date.now() - 31 * 86_400_000).toISOString() },
+        'must be within the last 30 days: older deliveries are no longer kept',
+      ],
+    ] as const) {
+      const answer = await recover(body);
+      expect([answer.status, answer.body.errors]).toEqual([400, [{ field: 'since', message }]]);
+    }
+    await client.patch(`/api/webhooks/${id}`, { enabled: false });
+    const disabled = await recover({ since: new Date(Date.now() - 3_600_000).toISOString() });
+    expect([disabled.status, disabled.body.type]).toEqual([409, 'urn:problem:webhook-disabled']);
+    expect(
+      (await client.post(`/api/webhooks/${randomUUID()}/recover`, { since: new Date().toISOString() })).status,
+    ).toBe(404);
+  });
+
   it('test and resend require the CSRF token', async () => {
     const created = await client.post('/api/webhooks', { name: 'CSRF', url: CLOSED_PORT_URL, events: ['transaction'] });
     expect(

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import amqplib from 'amqplib';
-import { publishWebhookChanged, QUEUES, type AmqpClient, type WebhookHealthReport } from '#messaging';
+import {
+  publishRecoverCommand,
+  publishWebhookChanged,
+  QUEUES,
+  type AmqpClient,
+  type WebhookHealthReport,
+} from '#messaging';
+import { randomUUIDv7 } from 'node:crypto';
 import { testEnv, waitFor } from '#testing';
 import {
   Receiver,
@@ -132,6 +139,50 @@ describe('webhook-dispatcher delivery lifecycle: disabled webhooks and health (r
     expect(again).toMatchObject({ failures_in_a_row: 1, failures_24h: 4 });
     expect(again!.failing_since).toEqual(again!.last_attempt_at);
     expect(again!.failing_since!.getTime()).toBeGreaterThan(recovered!.last_success_at!.getTime());
+  });
+
+  it('recover sends again exactly the events since a time whose latest outcome is failed or skipped, under their webhook-id', async () => {
+    let failing = true;
+    receiver.setResponder((request) => ({ status: request.path === '/recover' && failing ? 500 : 200 }));
+    const hook = await createWebhook({ merchantId, url: `${receiver.url}/recover`, retryOnError: false });
+    // Two that fail, one delivered (the receiver answers 200 to it), then two while disabled (skipped).
+    await publishEvents(
+      amqp,
+      [1, 2].map(() => transactionEvent(merchantId, integrationId)),
+    );
+    await waitFor(async () => (await logsOf(hook.id)).length === 2, { what: 'two failed attempts' });
+    const since = new Date(Date.now() - 60_000);
+    failing = false;
+    await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+    await waitFor(async () => (await logsOf(hook.id)).length === 3, { what: 'one delivered' });
+    await db().query(`UPDATE webhook SET enabled = false, disabled_reason = 'manual' WHERE id = $1`, [hook.id]);
+    await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
+    await publishEvents(
+      amqp,
+      [1, 2].map(() => transactionEvent(merchantId, integrationId)),
+    );
+    await waitFor(async () => (await logsOf(hook.id)).filter((log) => log.outcome === 'skipped').length === 2, {
+      what: 'two skipped',
+    });
+    const logs = await logsOf(hook.id);
+    const toRecover = logs.filter((log) => log.outcome !== 'delivered').map((log) => log.delivery_id);
+    const sentBefore = receiver.to('/recover').length;
+
+    await db().query(`UPDATE webhook SET enabled = true, disabled_reason = NULL WHERE id = $1`, [hook.id]);
+    await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
+    await publishRecoverCommand(amqp, {
+      requestId: randomUUIDv7(),
+      webhookId: hook.id,
+      merchantId,
+      since: since.toISOString(),
+    });
+    await waitFor(() => receiver.to('/recover').length === sentBefore + 4, { what: 'four sent again' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const again = receiver.to('/recover').slice(sentBefore);
+    expect(again).toHaveLength(4);
+    expect(again.map((request) => request.headers['webhook-id']).sort()).toEqual([...toRecover].sort());
+    const after = await logsOf(hook.id);
+    expect(after.filter((log) => log.outcome === 'delivered')).toHaveLength(5);
   });
 
   it('reports a webhook failing for an hour, and one failing for WEBHOOK_DISABLE_AFTER with 10 attempts, once per episode', async () => {

@@ -272,6 +272,40 @@ export async function publishWebhookHealthReport(
   });
 }
 
+/**
+ * `webhook.recover` on `webhooks.commands` → `dispatcher.commands` (owner: webhook-config; consumer: the dispatcher's
+ * commands): deliver once more every event since `since` (ISO 8601) whose latest outcome for the webhook is failed or
+ * skipped, each as a manual attempt of its delivery (the same webhook-id), within the webhook's maxPerSecond.
+ * `requestId`: the request's id (logged), `requestedAt` when the merchant asked.
+ */
+export const RECOVER_COMMAND = 'webhook.recover';
+export const recoverCommands = messageContract('recover command', {
+  type: 'object',
+  properties: {
+    v: VERSION_1,
+    type: { const: RECOVER_COMMAND },
+    requestId: uuid,
+    webhookId: uuid,
+    merchantId: uuid,
+    since: text,
+    requestedAt: text,
+  },
+  required: ['v', 'type', 'requestId', 'webhookId', 'merchantId', 'since', 'requestedAt'],
+  additionalProperties: false,
+});
+export type RecoverCommand = MessageOf<typeof recoverCommands>;
+
+/** Publishes a recover command; resolves once the broker has confirmed it. */
+export async function publishRecoverCommand(
+  amqp: AmqpClient,
+  command: Omit<RecoverCommand, 'v' | 'type' | 'requestedAt'>,
+): Promise<void> {
+  const body: RecoverCommand = { v: 1, type: RECOVER_COMMAND, ...command, requestedAt: new Date().toISOString() };
+  await amqp.publish(EXCHANGES.commands, RECOVER_COMMAND, Buffer.from(JSON.stringify(body)), {
+    messageId: command.requestId,
+  });
+}
+
 const count = { type: 'integer', minimum: 0 } as const;
 
 /**

@@ -1,5 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AmqpClient, publishDispatcherCommand, type DispatcherCommand } from '#messaging';
+import {
+  AmqpClient,
+  publishDispatcherCommand,
+  publishRecoverCommand,
+  type DispatcherCommand,
+  type RecoverCommand,
+} from '#messaging';
 import { WebhookDeliveryException, WebhookDeliveryExceptionCode } from './webhook-delivery.exception.js';
 
 /**
@@ -14,15 +20,30 @@ export class DeliveryCommandPublisher {
 
   /** Resolves once the broker has confirmed the command; 503 when it does not. */
   async send(command: Omit<DispatcherCommand, 'v' | 'requestedAt'>): Promise<void> {
-    try {
-      await publishDispatcherCommand(this.amqp, command);
-    } catch (error) {
-      this.logger.error({
-        msg: `could not queue the ${command.type} of delivery ${command.deliveryId}: ${(error as Error).message}`,
+    await this.queued(
+      () => publishDispatcherCommand(this.amqp, command),
+      `the ${command.type} of delivery ${command.deliveryId}`,
+      {
         deliveryId: command.deliveryId,
         webhookId: command.webhookId,
         merchantId: command.merchantId,
-      });
+      },
+    );
+  }
+
+  /** Asks the dispatcher to send the failed and skipped events since a time again (a recover). */
+  async recover(command: Omit<RecoverCommand, 'v' | 'type' | 'requestedAt'>): Promise<void> {
+    await this.queued(() => publishRecoverCommand(this.amqp, command), `the recover ${command.requestId}`, {
+      webhookId: command.webhookId,
+      merchantId: command.merchantId,
+    });
+  }
+
+  private async queued(publish: () => Promise<void>, what: string, fields: Record<string, string>): Promise<void> {
+    try {
+      await publish();
+    } catch (error) {
+      this.logger.error({ msg: `could not queue ${what}: ${(error as Error).message}`, ...fields });
       throw new WebhookDeliveryException(
         'The delivery could not be queued right now. Please try again in a moment.',
         WebhookDeliveryExceptionCode.NOT_QUEUED,

@@ -5,6 +5,8 @@ export enum WebhookDeliveryExceptionCode {
   RESEND_LIMIT_REACHED = 'RESEND_LIMIT_REACHED',
   DELIVERY_EXPIRED = 'DELIVERY_EXPIRED',
   NOT_QUEUED = 'NOT_QUEUED',
+  WEBHOOK_DISABLED = 'WEBHOOK_DISABLED',
+  INVALID_SINCE = 'INVALID_SINCE',
 }
 
 export class WebhookDeliveryException extends DomainException<WebhookDeliveryExceptionCode> {}

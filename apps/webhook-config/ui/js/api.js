@@ -187,6 +187,11 @@ export const api = {
   sendTest: (id) => call('post', '/api/webhooks/{id}/test', { path: { id } }),
   /**
    * @param {string} id
+   * @param {string} since ISO 8601
+   */
+  recover: (id, since) => call('post', '/api/webhooks/{id}/recover', { path: { id }, body: { since } }),
+  /**
+   * @param {string} id
    * @param {string} logId
    */
   resend: (id, logId) => call('post', '/api/webhooks/{id}/logs/{logId}/resend', { path: { id, logId } }),

@@ -264,6 +264,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/webhooks/{id}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send what failed or was skipped since a time again
+     * @description Every event since `since` whose latest outcome for this webhook is failed or skipped is sent again (a new attempt, the same webhook-id), within the webhook’s maxPerSecond. The log shows them as they go.
+     */
+    post: operations['WebhookDeliveryController_recover'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -617,6 +637,18 @@ export interface components {
        * @description The delivery; every attempt of it carries this id in its `webhook-id` header.
        */
       deliveryId: string;
+    };
+    RecoverDto: {
+      /**
+       * Format: date-time
+       * @description Events since this time whose latest outcome is failed or skipped are sent again.
+       * @example 2026-11-20T08:00:00Z
+       */
+      since: string;
+    };
+    RecoverDoc: {
+      /** @description How many events are sent again (their latest outcome was failed or skipped); the log shows them. */
+      count: number;
     };
   };
   responses: never;
@@ -1619,6 +1651,85 @@ export interface operations {
       };
       /** @description The delivery is older than the log retention and no longer kept (`urn:problem:delivery-expired`). */
       410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The message could not be queued (the broker did not confirm), or see Retry-After. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  WebhookDeliveryController_recover: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RecoverDto'];
+      };
+    };
+    responses: {
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecoverDoc'];
+        };
+      };
+      /** @description since is not a date and time in the past within the log retention. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description Not signed in, or the session has ended. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The `X-CSRF-Token` header is missing or does not match the session. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description Not found: no such id among the signed-in merchant's (another merchant's ids and malformed ids answer alike). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The webhook is disabled (`urn:problem:webhook-disabled`): enable it first. */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,5 +1,5 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { AmqpClient, dispatcherCommands, QUEUES, ROUTING_KEYS } from '#messaging';
+import { AmqpClient, dispatcherCommands, QUEUES, RECOVER_COMMAND, recoverCommands, ROUTING_KEYS } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { ManualDeliveryService } from './manual-delivery.service.js';
 
@@ -23,6 +23,12 @@ export class CommandsConsumer implements OnApplicationBootstrap {
     await this.amqp.consume(
       QUEUES.dispatcherCommands,
       async (message) => {
+        if (message.fields.routingKey === RECOVER_COMMAND) {
+          const recover = recoverCommands.read(message.content);
+          if (!recover.ok) await this.amqp.park(message, ROUTING_KEYS.parkedCommands, recover.reason);
+          else await this.manual.recover(recover.value);
+          return 'ack';
+        }
         const command = dispatcherCommands.read(message.content);
         if (!command.ok) await this.amqp.park(message, ROUTING_KEYS.parkedCommands, command.reason);
         else if (command.value.type === 'webhook.test') await this.manual.test(command.value);

@@ -274,6 +274,32 @@ export class DeliveryRepository {
    * if `send` succeeds. `gone`: no such delivery of that webhook (deleted with it since, or removed after
    * WEBHOOK_LOG_RETENTION). Waits out database outages.
    */
+  /**
+   * A page of the webhook's deliveries of events since `since` whose latest log entry is `failed` or `skipped` (what
+   * a recover sends again), oldest first, after `after` (the previous page's last). Each delivery's entries are read
+   * through the index (delivery_id, attempt); every entry of a delivery is no older than the delivery itself.
+   */
+  recoverable(
+    webhookId: string,
+    since: Date,
+    after: { createdAt: Date; id: string } | undefined,
+    limit: number,
+  ): Promise<Array<{ id: string; created_at: Date }>> {
+    return this.retry.run(() =>
+      this.db.query(
+        `SELECT d.id, d.created_at FROM webhook_delivery d
+          WHERE d.webhook_id = $1 AND d.created_at >= $2
+            AND ($3::timestamptz IS NULL OR (d.created_at, d.id) > ($3::timestamptz, $4::uuid))
+            AND (SELECT l.outcome FROM webhook_log l
+                  WHERE l.delivery_id = d.id AND l.created_at >= $2
+                  ORDER BY l.created_at DESC, l.id DESC LIMIT 1) IN ('failed', 'skipped')
+          ORDER BY d.created_at, d.id
+          LIMIT $5`,
+        [webhookId, since, after?.createdAt ?? null, after?.id ?? null, limit],
+      ),
+    );
+  }
+
   takeManualAttempt(
     deliveryId: string,
     webhookId: string,

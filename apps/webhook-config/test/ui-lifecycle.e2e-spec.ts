@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AmqpClient, EXCHANGES, type PlatformEvent } from '#messaging';
+import { appTestEnv, testEnv, waitFor } from '#testing';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
+import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
+import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from './support/harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** A payment recorded by the platform, as the outbox publishes it: order `referenceId`. */
+function paymentEvent(merchantId: string, integrationId: string, referenceId: string): PlatformEvent {
+  const uuid = randomUUID();
+  const now = new Date().toISOString();
+  return {
+    v: 1,
+    id: randomUUIDv7(),
+    type: 'transaction.created',
+    category: 'transaction',
+    merchantId,
+    integrationId,
+    occurredAt: now,
+    subjectId: uuid,
+    data: {
+      uuid,
+      referenceId,
+      status: 'confirmed',
+      psp: 'Payrexx Direct',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 4900,
+      currency: 'CHF',
+      integrationId,
+      createdAt: now,
+      updatedAt: now,
+      threeDSecure: null,
+    },
+  };
+}
+
+/**
+ * A merchant's webhook through its lifecycle in Chromium, with the real dispatcher in-process (WEBHOOK_DISABLE_AFTER
+ * 1 s): its shop fails every webhook, so it is disabled and the merchant told; later events are not sent; the shop is
+ * fixed, the merchant enables the webhook and recovers what it missed, and finds an order's attempts by its reference.
+ */
+describe('merchant backend UI: failing → disabled → enabled → recovered (Chromium, e2e)', () => {
+  let app: RunningApp;
+  let dispatcher: INestApplication;
+  let amqp: AmqpClient;
+  let shop: Server;
+  let shopFails = true;
+  const received: string[] = [];
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  let merchantId: string;
+  let integrationId: string;
+  let email: string;
+  let url: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium`);
+    app = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    ({
+      merchantId,
+      integrationIds: [integrationId],
+    } = await seedMerchant(app.db));
+    email = await createUser(app.baseUrl, merchantId);
+    shop = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push(Buffer.concat(chunks).toString());
+        response.writeHead(shopFails ? 500 : 200).end(shopFails ? 'Fatal error: database is locked' : 'ok');
+      });
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/shop/webhook`;
+    dispatcher = await createWebhookDispatcherApp(
+      loadWebhookDispatcherConfig(
+        appTestEnv({
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+          WEBHOOK_DISABLE_AFTER: '1s',
+          WEBHOOK_DISPATCHER_PORT: '0',
+        }),
+      ),
+    );
+    await dispatcher.init();
+    amqp = new AmqpClient({ url: testEnv().amqpUrl, name: 'test-platform-events', topology: { retryDelaysMs: [] } });
+    await amqp.waitForConnect();
+    profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-lifecycle-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+      locale: 'en-GB',
+      timezoneId: 'Europe/Zurich',
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(15_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+    await amqp?.close();
+    await dispatcher?.close();
+    await new Promise((resolve) => shop?.close(resolve));
+    await app?.close();
+  }, 30_000);
+
+  const publish = (referenceId: string) =>
+    amqp.publish(
+      EXCHANGES.events,
+      'transaction.created',
+      Buffer.from(JSON.stringify(paymentEvent(merchantId, integrationId, referenceId))),
+    );
+
+  it('walks a merchant through it', async () => {
+    // Sign in and add the webhook.
+    await page.goto(app.baseUrl);
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Add your first webhook' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Shop orders');
+    await page.getByLabel('URL', { exact: true }).fill(url);
+    await page.getByLabel('Retry on error').uncheck();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.getByRole('heading', { name: 'Shop orders' }).waitFor();
+    const webhookPage = page.url();
+
+    // The shop fails every webhook: 12 orders over about 2 s, longer than WEBHOOK_DISABLE_AFTER here. Once 10 have
+    // failed for more than 1 s the webhook is disabled, so the last orders may no longer be sent.
+    for (let order = 7001; order <= 7012; order += 1) {
+      await publish(String(order));
+      await new Promise((resolve) => setTimeout(resolve, 170));
+    }
+    await waitFor(() => received.length >= 10, { timeoutMs: 15_000, what: '10 failed attempts' });
+
+    // Disabled, and the merchant is told: on the list, and on the webhook's page.
+    await page.goto(app.baseUrl);
+    const notice = page.getByRole('status').filter({ hasText: 'was disabled' });
+    await waitFor(
+      async () => {
+        await page.reload();
+        await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+        return (await notice.count()) === 1;
+      },
+      { timeoutMs: 15_000, intervalMs: 500, what: 'the notice on the list' },
+    );
+    await page.locator('.webhook-item [data-health="disabled"]').waitFor();
+    await notice.getByRole('link', { name: 'Shop orders' }).click();
+    await page.locator('#health-banner').getByText('Disabled because it kept failing.').waitFor();
+
+    // Orders while it is disabled are not sent: logged as not sent. 14 orders in all, each failed or not sent.
+    await publish('7013');
+    await publish('7014');
+    await page.goto(webhookPage);
+    const notDelivered = 'table.log tbody tr[data-outcome="skipped"], table.log tbody tr[data-outcome="failed"]';
+    await waitFor(
+      async () => {
+        await page.reload();
+        await page.getByRole('heading', { name: 'Shop orders' }).waitFor();
+        return (await page.locator(notDelivered).count()) === 14;
+      },
+      { intervalMs: 500, what: '14 orders failed or not sent' },
+    );
+    const sent = received.length;
+    expect(sent).toBeGreaterThanOrEqual(10);
+    expect(await page.locator('table.log tbody tr[data-outcome="skipped"]').count()).toBe(14 - sent);
+
+    // The shop is fixed; the merchant enables the webhook and recovers since it started failing.
+    shopFails = false;
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('“Shop orders” is enabled again.').waitFor();
+    await page.getByRole('button', { name: 'Send again' }).click();
+    await page.getByText('14 events are being sent again; the log shows them as they go.').waitFor();
+    await waitFor(() => received.length === sent + 14, { timeoutMs: 20_000, what: '14 sent again' });
+    await waitFor(
+      async () => {
+        await page.reload();
+        await page.getByRole('heading', { name: 'Shop orders' }).waitFor();
+        return (await page.locator('table.log tbody tr[data-outcome="delivered"]').count()) >= 14;
+      },
+      { intervalMs: 500, what: '14 delivered in the log' },
+    );
+
+    // "Why did order 7005 not update?" — its entries, found by its reference: failed, then delivered.
+    await page.getByLabel('Find').fill('7005');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await waitFor(async () => (await page.locator('table.log tbody tr').count()) === 2, { what: 'two entries' });
+    const rows = page.locator('table.log tbody tr');
+    await expect(rows.nth(0).getAttribute('data-outcome')).resolves.toBe('delivered');
+    await expect(rows.nth(1).getAttribute('data-outcome')).resolves.toBe('failed');
+    await expect(rows.nth(0).textContent()).resolves.toContain('Order 7005');
+  }, 120_000);
+});

@@ -50,6 +50,7 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
       integrationId: merchant.integrationId,
       occurredAt: created.body.updatedAt,
       subjectId: created.body.uuid,
+      position: expect.any(Number),
       data: {
         uuid: created.body.uuid,
         referenceId: 'order-1',
@@ -67,6 +68,46 @@ describe('outbox → payments.events (e2e over HTTP and RabbitMQ)', () => {
     });
     expect(isUUID(event.event.id, 7)).toBe(true); // time-ordered, like every event id
     expect(platformEvents.check(event.event)).toEqual({ ok: true, value: event.event }); // what the dispatcher reads
+  });
+
+  it("gives every event its position in its subject's history: the outbox seq, higher for each later event", async () => {
+    const uuids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const created = await api.platform<{ uuid: string }>(
+        'POST',
+        '/internal/transactions',
+        transactionBody(merchant.merchantId, merchant.integrationId),
+      );
+      uuids.push(created.body.uuid);
+    }
+    // Interleaved status changes of the three transactions, so that their positions interleave too.
+    for (const status of ['authorized', 'confirmed', 'refund_pending', 'refunded']) {
+      for (const uuid of uuids) {
+        expect((await api.platform('POST', `/internal/transactions/${uuid}/status`, { status })).status).toBe(200);
+      }
+    }
+    const arrived = await tap.waitFor((event) => uuids.includes(event.subjectId), uuids.length * 5);
+    const rows = await sql<{ id: string; seq: string }>(
+      `SELECT id, seq FROM outbox_event WHERE subject_id = ANY($1::uuid[])`,
+      [uuids],
+    );
+    const seqOf = new Map(rows.map((row) => [row.id, Number(row.seq)]));
+    for (const { event } of arrived) {
+      expect(event.position).toBe(seqOf.get(event.id));
+      expect(platformEvents.check(event)).toEqual({ ok: true, value: event });
+    }
+    for (const uuid of uuids) {
+      const events = arrived.map((tapped) => tapped.event).filter((event) => event.subjectId === uuid);
+      expect(events.map((event) => (event.data as { status: string }).status)).toEqual([
+        'waiting',
+        'authorized',
+        'confirmed',
+        'refund_pending',
+        'refunded',
+      ]);
+      const positions = events.map((event) => event.position!);
+      positions.slice(1).forEach((position, i) => expect(position).toBeGreaterThan(positions[i]));
+    }
   });
 
   it('delivers every event, in order per transaction, when RabbitMQ is stopped and started mid-stream', async () => {

@@ -12,6 +12,7 @@ import { DeliveryConsumer } from './delivery/delivery.consumer.js';
 import { DeliveryPublisher } from './delivery/delivery.publisher.js';
 import { DeliveryService } from './delivery/delivery.service.js';
 import { HttpSender } from './delivery/http.sender.js';
+import { SupersededRepository } from './delivery/superseded.repository.js';
 import { DatabaseRetry } from './common/database-retry.js';
 import { DispatcherLifecycle } from './dispatcher.lifecycle.js';
 import { DeliveryRepository } from './fan-out/delivery.repository.js';
@@ -58,6 +59,7 @@ export class AppModule {
         WebhookHealthMonitor,
         DeliveryPublisher,
         DeliveryAttempt,
+        SupersededRepository,
         DeliveryService,
         DeliveryConsumer,
         ManualDeliveryService,

@@ -79,6 +79,8 @@ export interface WebhookSpec {
   enabled?: boolean;
   /** At most this many requests a second (null: no limit). */
   maxPerSecond?: number | null;
+  /** false: repeats of an event are made even after a newer event of its subject was delivered (default true). */
+  skipSupersededRepeats?: boolean;
 }
 
 /**
@@ -122,8 +124,8 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
   serve(spec.url, settings);
   await db().query(
     `INSERT INTO webhook (id, merchant_id, integration_id, name, url, content_type, version, retry_on_error, events,
-                          enabled, disabled_reason, max_per_second)
-     VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8, $9, CASE WHEN $9 THEN NULL ELSE 'manual' END, $10)`,
+                          enabled, disabled_reason, max_per_second, skip_superseded_repeats)
+     VALUES ($1, $2, $3, 'test hook', $4, $5, $6, $7, $8, $9, CASE WHEN $9 THEN NULL ELSE 'manual' END, $10, $11)`,
     [
       id,
       spec.merchantId,
@@ -135,6 +137,7 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
       spec.events ?? ['transaction', 'subscription', 'payout'],
       spec.enabled ?? true,
       spec.maxPerSecond ?? null,
+      spec.skipSupersededRepeats ?? true,
     ],
   );
   await db().query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)`, [
@@ -201,12 +204,18 @@ export async function deliveryOf(webhookId: string): Promise<{ state: string; at
   return { state, attempts: last.attempt };
 }
 
+/**
+ * A transaction event as transaction-api publishes it: `overrides` go into the transaction's record (its `uuid`
+ * names the subject: several events of one transaction), `envelope` into the event (`type`, `position`: the event's
+ * place in its transaction's history, as the outbox relay sets it; none by default, as before positions).
+ */
 export function transactionEvent(
   merchantId: string,
   integrationId: string | null,
   overrides: Partial<Record<string, unknown>> = {},
+  envelope: Partial<Pick<PlatformEvent, 'type' | 'position'>> = {},
 ): PlatformEvent {
-  const uuid = randomUUID();
+  const uuid = typeof overrides.uuid === 'string' ? overrides.uuid : randomUUID();
   const now = new Date().toISOString();
   return {
     v: 1,
@@ -217,6 +226,7 @@ export function transactionEvent(
     integrationId,
     occurredAt: now,
     subjectId: uuid,
+    ...envelope,
     data: {
       uuid,
       referenceId: 'order-1001',
@@ -260,9 +270,14 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
+/** A receiver's answer to one request: a status (with a body, headers, after a delay), or none at all. */
+export type ReceiverAnswer =
+  { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
+
 /**
- * A loopback HTTP receiver whose answer per path the test decides. Every body is checked against the schema of the
- * webhook served at its URL; `stop()` fails when one was not as published.
+ * A loopback HTTP receiver whose answer per path the test decides (at once, or once a promise settles: a receiver
+ * that looks something up first). Every body is checked against the schema of the webhook served at its URL;
+ * `stop()` fails when one was not as published.
  */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
@@ -272,10 +287,7 @@ export class Receiver {
   private readonly open = new Set<ServerResponse>();
 
   constructor(
-    private respond: (
-      request: ReceivedRequest,
-      count: number,
-    ) => { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang' = () => ({
+    private respond: (request: ReceivedRequest, count: number) => ReceiverAnswer | Promise<ReceiverAnswer> = () => ({
       status: 200,
       body: 'ok',
     }),
@@ -301,17 +313,22 @@ export class Receiver {
         const url = `http://${req.headers.host}${received.path}`;
         this.bodies.check(received, webhookServedAt(url), url);
         const count = this.requests.filter((r) => r.path === received.path).length;
-        const answer = this.respond(received, count);
-        if (answer === 'hang') {
-          this.open.add(res);
-          return;
-        }
-        const send = () => {
-          res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain' });
-          res.end(answer.body ?? '');
+        const reply = (answer: ReceiverAnswer) => {
+          if (answer === 'hang') {
+            this.open.add(res);
+            return;
+          }
+          const send = () => {
+            res.writeHead(answer.status, answer.headers ?? { 'content-type': 'text/plain' });
+            res.end(answer.body ?? '');
+          };
+          if (answer.delayMs) setTimeout(send, answer.delayMs);
+          else send();
         };
-        if (answer.delayMs) setTimeout(send, answer.delayMs);
-        else send();
+        const answer = this.respond(received, count);
+        if (answer instanceof Promise) {
+          answer.then(reply, (error: Error) => reply({ status: 599, body: `receiver failed: ${error.message}` }));
+        } else reply(answer);
       });
     });
     this.server.keepAliveTimeout = 1_000;

@@ -102,6 +102,25 @@ describe('platform event contract', () => {
     expect(platformEvents.check({ ...event(), addedLater: 'x' })).toEqual({ ok: true, value: event() });
   });
 
+  it("reads an event's position in its subject's history, optional (events published before it have none)", () => {
+    expect(platformEvents.check({ ...event(), position: 9_007_199_254 })).toEqual({
+      ok: true,
+      value: { ...event(), position: 9_007_199_254 },
+    });
+    expect(platformEvents.check(event())).toEqual({ ok: true, value: event() });
+    for (const [position, rule] of [
+      [0, 'must be >= 1'],
+      [1.5, 'must be integer'],
+      ['12', 'must be integer'],
+      [null, 'must be integer'],
+    ] as const) {
+      expect(platformEvents.check({ ...event(), position })).toEqual({
+        ok: false,
+        reason: `invalid platform event: /position ${rule}`,
+      });
+    }
+  });
+
   it('refuses what is not JSON without quoting it', () => {
     expect(platformEvents.read(Buffer.from('{"email":"jane@example.com"'))).toEqual({
       ok: false,
@@ -173,6 +192,15 @@ describe('delivery message contract', () => {
     expect(readDelivery(Buffer.from('not json'), { 'x-attempt': 1 })).toEqual({
       ok: false,
       reason: 'delivery message is not JSON',
+    });
+  });
+
+  it("carries the event's position in the snapshot, optional, an integer >= 1", () => {
+    const positioned = { ...delivery(), snapshot: { ...delivery().snapshot!, position: 42 } };
+    expect(deliveryMessages.check(positioned)).toEqual({ ok: true, value: positioned });
+    expect(deliveryMessages.check({ ...delivery(), snapshot: { ...delivery().snapshot!, position: 0 } })).toEqual({
+      ok: false,
+      reason: 'invalid delivery message: /snapshot/position must be >= 1',
     });
   });
 

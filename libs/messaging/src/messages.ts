@@ -32,6 +32,8 @@ const uuid = {
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
 } as const;
 const text = { type: 'string' } as const;
+/** An event's place in its subject's history (the outbox's seq: a bigint, in practice far below 2^53). */
+const POSITION = { type: 'integer', minimum: 1 } as const;
 
 /**
  * An event as published on `payments.events` (owner: transaction-api, written to its outbox in the same database
@@ -50,6 +52,10 @@ export const platformEvents = messageContract('platform event', {
     occurredAt: text,
     // Id of the subject (transaction uuid, subscription id, payout id); events of one subject keep their order.
     subjectId: { type: 'string', minLength: 1 },
+    // The event's place in its subject's history: a later event of the subject has a higher one (the outbox's seq,
+    // set by the relay when it publishes). Missing on events published before it existed: unknown, so the event
+    // neither supersedes another's repeats nor has its own superseded (docs/webhook-dispatcher.md, Superseded repeats).
+    position: POSITION,
     // The subject's record as libs/domain's renderers take it (TransactionRecord, SubscriptionRecord, PayoutRecord),
     // dates as ISO strings; the renderers check it.
     data: { type: 'object' },
@@ -111,6 +117,9 @@ export const deliveryMessages = messageContract('delivery message', {
         body: text,
         // When the event happened (for the event-to-delivery latency metric).
         occurredAt: text,
+        // The event's position (see platformEvents) when its repeats may be superseded by a later event of the same
+        // subject (transactions, subscriptions); missing otherwise, and on deliveries queued before it existed.
+        position: POSITION,
       },
       required: ['webhookId', 'eventId', 'eventType', 'subject', 'contentType', 'version', 'body'],
       additionalProperties: false,

@@ -125,6 +125,13 @@ const ROWS: Record<
     values: (id) => [id],
     touch: 'next_at = next_at',
   },
+  subject_delivered: {
+    key: 'webhook_id',
+    insert: `INSERT INTO subject_delivered (webhook_id, event_type, subject_id, position, delivered_hour)
+             VALUES ($1, 'transaction', gen_random_uuid(), 1, date_trunc('hour', now()))`,
+    values: (id) => [id],
+    touch: 'position = position',
+  },
 };
 
 /** Each app: its role and schema, the tables it owns (in the order rows refer to each other), the views it reads. */
@@ -150,7 +157,14 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
   {
     app: 'webhook-dispatcher',
     database: WEBHOOK_DISPATCHER_DATABASE,
-    tables: ['webhook_delivery', 'webhook_log', 'webhook_health', 'webhook_health_hour', 'webhook_rate'],
+    tables: [
+      'webhook_delivery',
+      'webhook_log',
+      'webhook_health',
+      'webhook_health_hour',
+      'webhook_rate',
+      'subject_delivered',
+    ],
     reads: ['backend.webhook_for_dispatcher', 'backend.webhook_secret_for_dispatcher'],
   },
 ];

@@ -65,10 +65,25 @@ describe('OutboxRelay (real PostgreSQL and RabbitMQ)', () => {
       (tapped) => (tapped.event as { merchantId?: string }).merchantId === merchantId,
     );
     expect(events).toHaveLength(150);
-    const numbers = events.map((tapped) => tapped.event as unknown as { n: number; subjectId: string });
+    const numbers = events.map(
+      (tapped) => tapped.event as unknown as { id: string; n: number; subjectId: string; position: number },
+    );
     for (const subject of subjects) {
       const order = numbers.filter((event) => event.subjectId === subject).map((event) => event.n);
       expect(order).toEqual([...order].sort((x, y) => x - y));
+    }
+    // Each event carries its position in its subject's history: its row's seq, so higher for every later event of
+    // the subject (whichever relay published it).
+    const { rows: seqs } = await pool.query<{ id: string; seq: string }>(
+      `SELECT id, seq FROM outbox_event WHERE payload->>'merchantId' = $1`,
+      [merchantId],
+    );
+    const seqOf = new Map(seqs.map((row) => [row.id, Number(row.seq)]));
+    for (const event of numbers) expect([event.id, event.position]).toEqual([event.id, seqOf.get(event.id)]);
+    for (const subject of subjects) {
+      const positions = numbers.filter((event) => event.subjectId === subject).map((event) => event.position);
+      expect(positions.length).toBeGreaterThan(1);
+      positions.slice(1).forEach((position, i) => expect(position).toBeGreaterThan(positions[i]));
     }
     await waitFor(
       async () => {

@@ -4,6 +4,7 @@ import { AmqpClient, EXCHANGES, TRACEPARENT_HEADER } from '#messaging';
 import { sessionConnection, TRANSACTION_API_DATABASE } from '#persistence';
 import { TransactionApiConfig } from '../config/transaction-api.config.js';
 import { OUTBOX_CHANNEL, OutboxRow, OutboxStore } from './outbox.store.js';
+import { withPosition } from './platform-event.js';
 
 /** Session-level advisory lock key: at most one relay per database publishes at a time. */
 export const RELAY_LOCK_KEY = 727_100;
@@ -26,6 +27,7 @@ type RoundOutcome = 'idle' | 'more' | 'failed';
  *   from the oldest unsent row, so a subject's later event is never published before its earlier one is confirmed.
  *   Delivery is at-least-once (a confirm lost in a crash republishes); consumers deduplicate on the event id,
  *   which is also the AMQP messageId.
+ * - Each event carries its `position` in its subject's history: the row's `seq` ({@link withPosition}).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -127,7 +129,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     for (const wave of waves(rows)) {
       const results = await Promise.allSettled(
         wave.map((row) =>
-          this.amqp.publish(EXCHANGES.events, row.type, Buffer.from(row.payload, 'utf8'), {
+          this.amqp.publish(EXCHANGES.events, row.type, Buffer.from(withPosition(row.payload, row.seq), 'utf8'), {
             messageId: row.id,
             type: row.type,
             // The trace of the request that wrote the event goes on in the fan-out.

@@ -25,3 +25,18 @@ export function platformEvent(input: {
     data: JSON.parse(JSON.stringify(input.data)) as Record<string, unknown>,
   };
 }
+
+/**
+ * The JSON the relay publishes for an outbox row: its payload as written, with the event's `position` in its
+ * subject's history — the row's `seq` — added as the last field. A subject's events are written under its row's lock,
+ * so a later event of a subject always has a higher seq (the order the relay publishes them in, too); the dispatcher
+ * orders a subject's events by it (superseded repeats). Known only once the row exists, so it is not in the payload
+ * itself. A payload that is not a JSON object is left as it is (the consumer parks it).
+ */
+export function withPosition(payload: string, seq: string): string {
+  const end = payload.lastIndexOf('}');
+  const start = payload.indexOf('{');
+  if (start < 0 || end < start) return payload;
+  const empty = payload.slice(start + 1, end).trim() === '';
+  return `${payload.slice(0, end)}${empty ? '' : ','}"position":${seq}${payload.slice(end)}`;
+}

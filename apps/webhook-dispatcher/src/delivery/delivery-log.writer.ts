@@ -27,6 +27,11 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   /** A test or resend from the merchant backend (see attemptLogged). */
   manual: boolean;
+  /**
+   * The event's position in its subject's history when it supersedes (supersedingPosition): a delivered attempt
+   * records it as its subject's newest delivered to the webhook (delivery.subject_delivered). Not a log column.
+   */
+  position?: number;
 }
 
 /** What a log entry shows of what was (or would have been) sent, and of its subject. */
@@ -71,6 +76,21 @@ export function skippedRecord(
     nextAttemptAt: null,
     manual: false,
   };
+}
+
+/**
+ * The entry of a repeat not made because a newer event of its subject was delivered to its webhook (CONTRACT §5:
+ * `superseded`, no status, nothing scheduled after it).
+ */
+export function supersededRecord(
+  id: string,
+  deliveryId: string,
+  attempt: number,
+  url: string,
+  snapshot: DeliverySnapshot,
+  createdAt: Date,
+): AttemptRecord {
+  return { ...skippedRecord(id, deliveryId, attempt, url, snapshot, createdAt), outcome: 'superseded' };
 }
 
 /** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */
@@ -160,8 +180,20 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
    * after an error counts nothing twice. Per webhook: the latest attempt and success; failing since the first failure
    * after the latest success (a success in the batch ends an episode; failures without one continue it); failures in
    * a row; attempts and failures per hour. Rows are upserted in webhook order, the same in every process.
+   *
+   * And each subject's newest event delivered to each webhook (delivery.subject_delivered, superseded repeats): from
+   * the delivered attempts that carry a position, passed apart (`$2`, usually a few rows or none) rather than read
+   * back from the log, which does not store it. Raising a position to the greatest is idempotent, so rows written
+   * before need no care; a row is only rewritten when its position rises. In key order, after the health rows (the
+   * final SELECT fixes the order), like them the same in every process.
    */
   private async insertRows(records: AttemptRecord[]): Promise<void> {
+    const delivered = [];
+    for (const record of records) {
+      if (record.outcome !== 'delivered' || record.position === undefined) continue;
+      const { webhookId, eventType, position, createdAt } = record;
+      delivered.push({ webhookId, eventType, subject: record.request.uuid, position, createdAt });
+    }
     const failing: HealthRow[] = await this.db.query(
       `WITH inserted AS (
          INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
@@ -203,9 +235,19 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
            FROM attempts GROUP BY 1, 2 ORDER BY 1, 2
          ON CONFLICT (webhook_id, hour) DO UPDATE
            SET attempts = x.attempts + excluded.attempts, failures = x.failures + excluded.failures
+         RETURNING 1),
+       newest AS (
+         INSERT INTO subject_delivered AS s (webhook_id, event_type, subject_id, position, delivered_hour)
+         SELECT "webhookId", "eventType", subject, max(position), date_trunc('hour', max("createdAt"))
+           FROM json_to_recordset($2::json)
+             AS d("webhookId" uuid, "eventType" text, subject uuid, position bigint, "createdAt" timestamptz)
+          GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+         ON CONFLICT (webhook_id, event_type, subject_id) DO UPDATE
+           SET position = excluded.position, delivered_hour = excluded.delivered_hour
+           WHERE s.position < excluded.position
          RETURNING 1)
        SELECT * FROM health WHERE failing_since IS NOT NULL`,
-      [JSON.stringify(records)],
+      [JSON.stringify(records), JSON.stringify(delivered)],
     );
     // Reports on webhooks failing long (an hour; WEBHOOK_DISABLE_AFTER) go out beside the batch, not in its way.
     if (failing.length > 0) void this.monitor.observe(failing);

@@ -12,6 +12,7 @@ import { nextStep, outcomeOf } from './delivery.decision.js';
 import { DeliveryLogWriter } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
 import { HttpSender } from './http.sender.js';
+import { supersedingPosition } from './superseded.repository.js';
 
 /** Which queue a delivery message came from (the slow lane has its own HTTP connection pool). */
 export type Lane = 'normal' | 'slow';
@@ -149,6 +150,7 @@ export class DeliveryAttempt {
       createdAt,
       nextAttemptAt,
       manual: message.manual === true,
+      position: supersedingPosition(snapshot),
     });
     if (this.debugLines) {
       this.logger.debug({

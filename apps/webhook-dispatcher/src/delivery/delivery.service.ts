@@ -7,9 +7,10 @@ import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeadlineList } from './deadline-list.js';
 import { DeliveryAttempt, logFieldsOf, type Lane } from './delivery.attempt.js';
-import { DeliveryLogWriter, skippedRecord } from './delivery-log.writer.js';
+import { DeliveryLogWriter, skippedRecord, supersededRecord } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
 import { WebhookRateLimiter } from './webhook-rate.limiter.js';
+import { SupersededRepository } from './superseded.repository.js';
 import { WebhookSlots } from './webhook-slots.js';
 
 export type { Lane } from './delivery.attempt.js';
@@ -37,8 +38,9 @@ export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'handed-over' 
 
 /**
  * Takes a delivery message to its attempt (DeliveryAttempt): drops it if that attempt is already logged, finds its
- * snapshot and webhook, keeps it in its lane or moves it to the webhook's shard of the slow lane, and, in the
- * delivery queue, hands the message over to a stand-in when the attempt runs long.
+ * snapshot and webhook, logs it without a request when its webhook is disabled or it is a superseded repeat, keeps
+ * it in its lane or moves it to the webhook's shard of the slow lane, and, in the delivery queue, hands the message
+ * over to a stand-in when the attempt runs long.
  */
 @Injectable()
 export class DeliveryService {
@@ -58,6 +60,7 @@ export class DeliveryService {
     private readonly publisher: DeliveryPublisher,
     private readonly metrics: DispatcherMetrics,
     private readonly rate: WebhookRateLimiter,
+    private readonly superseded: SupersededRepository,
   ) {
     this.slots = new WebhookSlots({
       cap: MAX_IN_FLIGHT_PER_WEBHOOK,
@@ -113,6 +116,23 @@ export class DeliveryService {
         skippedRecord(randomUUIDv7(), message.deliveryId, attempt, webhook.url, snapshot, new Date()),
       );
       this.metrics.scheduled.inc({ decision: 'skipped' });
+      return 'dropped';
+    }
+    if (
+      attempt > 1 &&
+      message.manual !== true &&
+      webhook.skipSupersededRepeats &&
+      (await this.superseded.newerDelivered(snapshot))
+    ) {
+      // A repeat of an event whose subject has a newer event delivered to this webhook (by position, not arrival):
+      // receivers that check the status through the API answer an outdated one with an error, and it would be
+      // repeated for days. Logged once, nothing sent or scheduled. Only repeats: a first attempt is always made (the
+      // receiver has not heard of the event yet, and it may say more than the status), and tests and resends are
+      // the merchant's own asking.
+      await this.log.write(
+        supersededRecord(randomUUIDv7(), message.deliveryId, attempt, webhook.url, snapshot, new Date()),
+      );
+      this.metrics.scheduled.inc({ decision: 'superseded' });
       return 'dropped';
     }
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);

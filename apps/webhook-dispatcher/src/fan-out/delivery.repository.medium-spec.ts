@@ -120,4 +120,23 @@ describe('DeliveryRepository: one delivery per event and webhook (real PostgreSQ
     expect(ids.get(earlier.webhookId)).toBe(earlier.id);
     expect(await rowsOf(eventId)).toHaveLength(2);
   });
+
+  it("keeps the event's position with its delivery, for a message without a snapshot (a resend) to read", async () => {
+    const [positioned, unknown] = [randomUUIDv7(), randomUUIDv7()];
+    const a = await repositories[0].createForEvent(planned(positioned).map((d) => ({ ...d, position: 9_000_000_001 })));
+    const b = await repositories[0].createForEvent(planned(unknown));
+    const snapshot = await repositories[1].findSnapshot(a.get(webhookIds[0])!);
+    expect(snapshot).toEqual({
+      webhookId: webhookIds[0],
+      eventId: positioned,
+      eventType: 'transaction',
+      subject: { uuid: 'x' },
+      contentType: 'json',
+      version: '2026-08-20',
+      body: '{"transaction":{}}',
+      position: 9_000_000_001,
+    });
+    // None known: none in the snapshot (not null, which a delivery message's contract refuses).
+    expect(await repositories[1].findSnapshot(b.get(webhookIds[0])!)).not.toHaveProperty('position');
+  });
 });

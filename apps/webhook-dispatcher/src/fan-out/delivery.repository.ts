@@ -69,10 +69,10 @@ export class DeliveryRepository {
   }
 
   /**
-   * Deletes the deliveries of a webhook that no longer exists, and their log; nothing while it exists. webhook-config
-   * deletes webhooks, but the deliveries and the log are the dispatcher's own. One day partition at a time (each
-   * statement reads one), in batches. Returns how many deliveries were deleted. Waits out database outages
-   * (DatabaseRetry).
+   * Deletes the deliveries of a webhook that no longer exists, their log, its health and the newest event of each
+   * subject delivered to it; nothing while it exists. webhook-config deletes webhooks, but the deliveries and the log
+   * are the dispatcher's own. One day partition at a time (each statement reads one), in batches. Returns how many
+   * deliveries were deleted. Waits out database outages (DatabaseRetry).
    */
   async deleteOfDeletedWebhook(webhookId: string): Promise<number> {
     // The days that hold any of its rows, in one statement (one index probe per day partition): most calls (every
@@ -109,6 +109,20 @@ export class DeliveryRepository {
         if (table === 'webhook_delivery') deleted += count;
         if (count < DELETE_BATCH) break;
       }
+    }
+    // The newest event of each of its subjects delivered (superseded repeats): one row per subject, in batches.
+    for (;;) {
+      const [, count]: [unknown, number] = await this.retry.run(() =>
+        this.db.query(
+          `DELETE FROM subject_delivered
+            WHERE webhook_id = $1
+              AND (event_type, subject_id) IN (SELECT event_type, subject_id FROM subject_delivered
+                                                WHERE webhook_id = $1 LIMIT $2)
+              AND NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)`,
+          [webhookId, DELETE_BATCH],
+        ),
+      );
+      if (count < DELETE_BATCH) break;
     }
     // Its health (one row, and one per hour of the last day) and its rate schedule.
     await this.retry.run(() =>
@@ -150,6 +164,7 @@ export class DeliveryRepository {
       retryOnError: d.retryOnError,
       bodyIndex: indexOf.get(d.body)!,
       createdAt: deliveryCreatedAt(d.eventId, now),
+      position: d.position,
     }));
     // An earlier fan-out of the event (redelivered after its dispatcher stopped) may have dated its row otherwise
     // (later, or before this rule): it is looked for from its event's time on, less the clock slack — the days of the
@@ -161,13 +176,13 @@ export class DeliveryRepository {
     const inserted: Array<{ id: string; webhook_id: string; event_id: string }> = await this.db.query(
       `INSERT INTO webhook_delivery
          (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error, body,
-          created_at)
+          created_at, position)
        SELECT u.id, u."webhookId", u."merchantId", u."eventId", u."eventType", u.subject, u.url, u."contentType",
-              u.version, u."retryOnError", (ARRAY[${bodyArray}])[u."bodyIndex"], u."createdAt"
+              u.version, u."retryOnError", (ARRAY[${bodyArray}])[u."bodyIndex"], u."createdAt", u.position
          FROM json_to_recordset($1::json)
               AS u(id uuid, "webhookId" uuid, "merchantId" uuid, "eventId" uuid, "eventType" text, subject jsonb,
                    url text, "contentType" text, version text, "retryOnError" boolean, "bodyIndex" int,
-                   "createdAt" timestamptz)
+                   "createdAt" timestamptz, position bigint)
         WHERE EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = u."webhookId")
           AND NOT EXISTS (SELECT 1 FROM webhook_delivery d
                            WHERE d.webhook_id = u."webhookId" AND d.event_id = u."eventId"
@@ -212,19 +227,26 @@ export class DeliveryRepository {
     );
   }
 
-  /** Reads a delivery for an attempt whose message carries no snapshot (resends). */
+  /**
+   * Reads a delivery for an attempt whose message carries no snapshot (resends). Its position too (null: none), so a
+   * resend that is delivered counts as its subject's event delivered (superseded repeats).
+   */
   async findSnapshot(id: string): Promise<DeliverySnapshot | undefined> {
     const { from, to } = createdAtRangeOf(id);
-    const rows: Array<DeliverySnapshot & { body: Buffer }> = await this.retry.run(() =>
-      this.db.query(
-        `SELECT webhook_id AS "webhookId", event_id AS "eventId", event_type AS "eventType", subject,
-              content_type AS "contentType", version, body
-         FROM webhook_delivery WHERE id = $1 AND created_at BETWEEN $2 AND $3`,
-        [id, from, to],
-      ),
-    );
+    const rows: Array<Omit<DeliverySnapshot, 'body' | 'position'> & { body: Buffer; position: string | null }> =
+      await this.retry.run(() =>
+        this.db.query(
+          `SELECT webhook_id AS "webhookId", event_id AS "eventId", event_type AS "eventType", subject,
+                content_type AS "contentType", version, body, position
+           FROM webhook_delivery WHERE id = $1 AND created_at BETWEEN $2 AND $3`,
+          [id, from, to],
+        ),
+      );
     const row = rows[0];
-    return row && { ...row, body: row.body.toString('utf8') };
+    if (!row) return undefined;
+    const { body, position, ...snapshot } = row;
+    // bigint comes as text; a snapshot leaves out what it does not know (it may be published again: slow lane, guard).
+    return { ...snapshot, body: body.toString('utf8'), ...(position === null ? {} : { position: Number(position) }) };
   }
 
   /**

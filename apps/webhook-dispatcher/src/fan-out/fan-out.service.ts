@@ -12,6 +12,7 @@ import {
 import { AmqpClient, publishDelivery, type DeliverySnapshot, type PlatformEvent } from '#messaging';
 import { activeTraceparent } from '#platform';
 import { DeliveryLogWriter, skippedRecord } from '../delivery/delivery-log.writer.js';
+import { supersedingPosition } from '../delivery/superseded.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { deliveryCreatedAt, DeliveryRepository, type NewDelivery } from './delivery.repository.js';
@@ -51,6 +52,8 @@ export class FanOutService {
 
     const subject = webhookSubject(event);
     const logSubject = deliverySubjectOf(subject);
+    // By which the deliveries' repeats are superseded by a newer event of the subject, or supersede an older one's.
+    const position = supersedingPosition({ eventType: event.category, subject: logSubject, position: event.position });
     const bodies = new Map<string, string>();
     const render = (version: string, contentType: WebhookContentType) => {
       const key = `${version}|${contentType}`;
@@ -75,6 +78,7 @@ export class FanOutService {
       version: webhook.version,
       retryOnError: webhook.retryOnError,
       body: render(webhook.version, webhook.contentType),
+      position,
     }));
     const ids = await this.deliveries.createForEvent(planned);
     const traceparent = activeTraceparent(); // the fan-out's span: each attempt is its child
@@ -96,6 +100,7 @@ export class FanOutService {
           version: delivery.version,
           body: delivery.body,
           occurredAt: event.occurredAt,
+          position,
         };
         if (!enabled.has(delivery.webhookId)) {
           this.metrics.scheduled.inc({ decision: 'skipped' });

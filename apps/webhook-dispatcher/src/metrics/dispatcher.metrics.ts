@@ -16,6 +16,7 @@ export const DECISIONS = [
   'redelivery_dropped',
   'skipped',
   'rate_limited',
+  'superseded',
 ] as const;
 
 /**
@@ -44,7 +45,7 @@ export class DispatcherMetrics {
     });
     this.scheduled = new Counter({
       name: 'webhook_delivery_decisions_total',
-      help: 'What followed: retry (scheduled), parked (repeats used up), failed (no retry); slow_lane (webhook slow or saturated); handed_over (a long attempt gave its message back); stand_in_dropped, redelivery_dropped (its attempt was already logged)',
+      help: 'What followed: retry (scheduled), parked (repeats used up), failed (no retry); slow_lane (webhook slow or saturated); handed_over (a long attempt gave its message back); stand_in_dropped, redelivery_dropped (its attempt was already logged); skipped (webhook disabled); superseded (a repeat not made: a newer event of its subject was delivered)',
       labelNames: ['decision'] as const,
       registers,
     });

@@ -17,6 +17,9 @@ const DETACH_PAUSE_MS = 1_000;
 
 const DAY_MS = 86_400_000;
 
+/** Rows of delivery.subject_delivered deleted per statement. */
+const SUBJECT_DELETE_BATCH = 10_000;
+
 /** What one run did: the partitions it created, detached and dropped, and how long each step took (ms). */
 export interface MaintenanceReport {
   created: string[];
@@ -126,7 +129,29 @@ export class PartitionMaintenance {
     // The hourly health counts (delivery.webhook_health_hour) are read for the last 24 hours: older ones go. A few
     // rows per webhook, not a log: deleted, not partitioned.
     await runner.query(`DELETE FROM webhook_health_hour WHERE hour < now() - interval '25 hours'`);
+    await this.forgetDeliveredSubjects(runner, cutoff);
     return report;
+  }
+
+  /**
+   * The newest event of each subject delivered to each webhook (delivery.subject_delivered, superseded repeats) is
+   * needed while an older event's repeat may still come: never after WEBHOOK_LOG_RETENTION (which exceeds the retry
+   * schedule; the older event's delivery is gone with its day by then). Rows whose newest delivery is older than
+   * `cutoff` go, by the index on their hour, in batches, so no statement holds many row locks for long.
+   */
+  private async forgetDeliveredSubjects(runner: QueryRunner, cutoff: Date): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [, count]: [unknown, number] = await runner.query(
+        `DELETE FROM subject_delivered
+          WHERE (webhook_id, event_type, subject_id) IN (
+                  SELECT webhook_id, event_type, subject_id FROM subject_delivered WHERE delivered_hour < $1 LIMIT $2)
+            AND delivered_hour < $1`,
+        [cutoff, SUBJECT_DELETE_BATCH],
+      );
+      deleted += count;
+      if (count < SUBJECT_DELETE_BATCH) return deleted;
+    }
   }
 
   /** Detaches one expired partition, trying again a moment later when its table was busy (lock_timeout, 55P03). */

@@ -13,6 +13,7 @@ import { OutboxEventTraceparent1763801600000 } from './1763801600000-outbox-even
 import { DeliveryPartitions1763801700000 } from './1763801700000-delivery-partitions.js';
 import { LogOutcomeAndSearch1763801800000 } from './1763801800000-log-outcome-and-search.js';
 import { WebhookLifecycle1763801900000 } from './1763801900000-webhook-lifecycle.js';
+import { SupersededRepeats1763802000000 } from './1763802000000-superseded-repeats.js';
 import { WebhookRate1763802100000 } from './1763802100000-webhook-rate.js';
 import { WebhookNotices1763802200000 } from './1763802200000-webhook-notices.js';
 
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   DeliveryPartitions1763801700000,
   LogOutcomeAndSearch1763801800000,
   WebhookLifecycle1763801900000,
+  SupersededRepeats1763802000000,
   WebhookRate1763802100000,
   WebhookNotices1763802200000,
 ];

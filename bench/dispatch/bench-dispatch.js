@@ -72,13 +72,15 @@ async function createMerchant() {
   return { merchantId, integrationId };
 }
 
-async function createWebhook(merchantId, url) {
+/** A webhook of the merchant; `options`: retryOnError, maxPerSecond, enabled (false: disabled by its merchant). */
+async function createWebhook(merchantId, url, { retryOnError = false, maxPerSecond = null, enabled = true } = {}) {
   const id = randomUUID();
   const secret = generateWebhookSecret();
   await db.query(
-    `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events)
-     VALUES ($1, $2, 'bench', $3, 'json', '2026-08-20', false, '{transaction}')`,
-    [id, merchantId, url],
+    `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events, max_per_second,
+                          enabled, disabled_reason)
+     VALUES ($1, $2, 'bench', $3, 'json', '2026-08-20', $4, '{transaction}', $5, $6, CASE WHEN $6 THEN NULL ELSE 'manual' END)`,
+    [id, merchantId, url, retryOnError, maxPerSecond, enabled],
   );
   await db.query('INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)', [
     randomUUID(),
@@ -284,7 +286,21 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     SECONDS,
     WARMUP_SECONDS,
   };
-  if (process.env.BENCH_ONLY_BLACK_HOLE !== '1') {
+  if (process.env.BENCH_ONLY_LIFECYCLE === '1') {
+    // The delivery lifecycle on: 100 webhooks, of which 30 are failing (500 to everything, repeated), rate-limited
+    // (maxPerSecond 5, far below what they are sent) or disabled; the healthy 70's latency is measured. 20 status
+    // changes/s (2,000 deliveries/s for 100 webhooks, within the fan-out's capacity on 2 cores).
+    results.latencyLifecycle = await latencyScenario({
+      ...common,
+      RATE: Number(process.env.BENCH_LIFECYCLE_RATE ?? 20),
+      webhooks: 70,
+      blackHoles: 0,
+      failing: 10,
+      rateLimited: 10,
+      disabled: 10,
+    });
+    console.log('latency, 70 healthy + 10 failing + 10 rate-limited + 10 disabled:', results.latencyLifecycle);
+  } else if (process.env.BENCH_ONLY_BLACK_HOLE !== '1') {
     results.latencyOneWebhook = await latencyScenario({ ...common, webhooks: 1, blackHoles: 0 });
     console.log('latency, one webhook:', results.latencyOneWebhook);
   }

@@ -81,6 +81,16 @@ export async function latencyScenario(ctx) {
     const healthy = ctx.webhooks;
     for (let i = 0; i < healthy; i += 1) await createWebhook(merchant.id, `${base}/lat/${i}`);
     for (let i = 0; i < ctx.blackHoles; i += 1) await createWebhook(merchant.id, `${base}/black-hole/${i}`);
+    // The lifecycle scenario's others: failing (500, with repeats), rate-limited, disabled.
+    for (let i = 0; i < (ctx.failing ?? 0); i += 1) {
+      await createWebhook(merchant.id, `${base}/fail/${i}`, { retryOnError: true });
+    }
+    for (let i = 0; i < (ctx.rateLimited ?? 0); i += 1) {
+      await createWebhook(merchant.id, `${base}/limited/${i}`, { maxPerSecond: 5 });
+    }
+    for (let i = 0; i < (ctx.disabled ?? 0); i += 1) {
+      await createWebhook(merchant.id, `${base}/disabled/${i}`, { enabled: false });
+    }
     // Let the creation events drain (no webhook matched them), and let the dispatcher see the new webhooks.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     await ask('arrivals');
@@ -172,6 +182,11 @@ export async function latencyScenario(ctx) {
       seconds: SECONDS,
       healthyWebhooks: healthy,
       neverAnsweringWebhooks: ctx.blackHoles,
+      ...(ctx.failing !== undefined && {
+        failingWebhooks: ctx.failing,
+        rateLimitedWebhooks: ctx.rateLimited,
+        disabledWebhooks: ctx.disabled,
+      }),
       expectedDeliveries: (total - warmUp) * healthy,
       measuredDeliveries: latencies.length,
       p50ms: round(percentile(latencies, 50)),

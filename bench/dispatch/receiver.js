@@ -11,6 +11,11 @@ const server = createServer((req, res) => {
     const at = performance.timeOrigin + performance.now();
     if (req.url.startsWith('/black-hole/')) return; // never answers
     count += 1;
+    if (req.url.startsWith('/fail/')) {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('Fatal error');
+      return;
+    }
     if (process.env.RECORD_ARRIVALS === '1') {
       const uuid = /"uuid":"([^"]+)"/.exec(Buffer.concat(chunks).toString())?.[1];
       arrivals.push([uuid, at, req.url]);

@@ -69,6 +69,12 @@ export type PlatformEvent = MessageOf<typeof platformEvents>;
 export const ATTEMPT_HEADER = 'x-attempt';
 
 /**
+ * Header of a delivery of a rate-limited webhook waiting in a rate queue: the start time (Unix ms) it booked in the
+ * webhook's schedule, so that it waits for that time rather than booking again when it comes back.
+ */
+export const RATE_AT_HEADER = 'x-rate-at';
+
+/**
  * Header marking a stand-in for an attempt that was still running when its message was acked: attempt it only if
  * that attempt was never logged.
  */
@@ -137,6 +143,7 @@ const deliveryHeaders = headersContract({
     // Missing on a first attempt published without it. At most what webhook_log.attempt (integer) holds.
     [ATTEMPT_HEADER]: { type: 'integer', minimum: 1, maximum: 2_147_483_647, default: 1 },
     [GUARD_HEADER]: { const: 1 },
+    [RATE_AT_HEADER]: { type: 'integer', minimum: 0 },
   },
 });
 
@@ -145,6 +152,8 @@ export interface DeliveryRead {
   message: DeliveryMessage;
   attempt: number;
   guard: boolean;
+  /** The start time (Unix ms) booked for it in its webhook's rate schedule, if it waited in a rate queue. */
+  rateAt?: number;
 }
 
 /** Reads a delivery message: its body and its `x-attempt` and `x-guard` headers. */
@@ -155,7 +164,12 @@ export function readDelivery(content: Buffer, headers: Record<string, unknown> =
   if (!read.ok) return read;
   return {
     ok: true,
-    value: { message: body.value, attempt: read.value[ATTEMPT_HEADER], guard: read.value[GUARD_HEADER] === 1 },
+    value: {
+      message: body.value,
+      attempt: read.value[ATTEMPT_HEADER],
+      guard: read.value[GUARD_HEADER] === 1,
+      rateAt: read.value[RATE_AT_HEADER],
+    },
   };
 }
 

@@ -113,15 +113,15 @@ export interface TopologyOptions {
   retryDelaysMs: readonly number[];
   /** The delay of the guard queue this process publishes to (dispatchers only). */
   guardDelayMs?: number;
-  /** The delay of the rate queue this process publishes to (dispatchers only). */
-  rateDelayMs?: number;
+  /** The delays of the rate queues this process publishes to (dispatchers only). */
+  rateDelaysMs?: readonly number[];
 }
 
 /** The delay queues declared with these options, each with its delay (ms): retries, then the guard queue. */
 function delayQueues(options: TopologyOptions): (readonly [name: string, delayMs: number])[] {
   const queues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);
   if (options.guardDelayMs !== undefined) queues.push([guardQueueName(options.guardDelayMs), options.guardDelayMs]);
-  if (options.rateDelayMs !== undefined) queues.push([rateQueueName(options.rateDelayMs), options.rateDelayMs]);
+  for (const delayMs of options.rateDelaysMs ?? []) queues.push([rateQueueName(delayMs), delayMs]);
   return queues;
 }
 

@@ -51,14 +51,14 @@ export class WebhookDispatcherConfig {
   }
 
   /**
-   * How long a delivery of a rate-limited webhook waits in the rate queue when the webhook's schedule is full further
-   * ahead than a delivery is held (WebhookRateLimiter): then it tries again.
+   * The rate queues' delays: a delivery of a rate-limited webhook whose booked start is further ahead than a delivery
+   * is held (WebhookRateLimiter) waits in the longest of them that ends before its start, as often as needed.
    */
-  readonly rateDelayMs = 1_000;
+  readonly rateDelaysMs: readonly number[] = [1_000, 10_000, 60_000];
 
   /** The delay queues this process declares and publishes to. */
   get topology(): TopologyOptions {
-    return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs, rateDelayMs: this.rateDelayMs };
+    return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs, rateDelaysMs: this.rateDelaysMs };
   }
 }
 

@@ -40,10 +40,10 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
       await this.amqp.park(raw, ROUTING_KEYS.parkedDeliveries, read.reason);
       return 'ack';
     }
-    const { message, attempt, guard } = read.value;
+    const { message, attempt, guard, rateAt } = read.value;
     const origin: Origin = guard ? 'guard' : raw.fields.redelivered ? 'redelivered' : 'fresh';
     // With tracing on, in the trace of the fan-out that published it (repeats keep its header).
-    await continueTrace(raw.properties.headers, () => this.deliveries.attempt(message, attempt, lane, origin));
+    await continueTrace(raw.properties.headers, () => this.deliveries.attempt(message, attempt, lane, origin, rateAt));
     return 'ack';
   }
 }

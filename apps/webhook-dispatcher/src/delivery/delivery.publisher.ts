@@ -6,6 +6,7 @@ import {
   GUARD_HEADER,
   guardQueueName,
   PARKED_REASON_HEADER,
+  RATE_AT_HEADER,
   rateQueueName,
   ROUTING_KEYS,
   retryQueueName,
@@ -27,8 +28,8 @@ export type DeliveryDestination =
   | { to: 'slow-lane'; webhookId: string }
   /** The guard queue: a stand-in, back to the delivery queue after the guard delay (`x-guard`). */
   | { to: 'guard' }
-  /** The rate queue: a rate-limited webhook's schedule is full; back to the delivery queue after the rate delay. */
-  | { to: 'rate' }
+  /** A rate queue: waits `delayMs` for the start `at` (Unix ms) it booked (`x-rate-at`), then the delivery queue. */
+  | { to: 'rate'; delayMs: number; at: number }
   /** `dispatcher.deliveries.parked`, with its reason in `x-parked-reason`. */
   | { to: 'parked'; reason: string };
 
@@ -66,7 +67,8 @@ export class DeliveryPublisher {
         headers[GUARD_HEADER] = 1;
         break;
       case 'rate':
-        routingKey = rateQueueName(this.config.rateDelayMs);
+        routingKey = rateQueueName(destination.delayMs);
+        headers[RATE_AT_HEADER] = destination.at;
         break;
       case 'parked':
         exchange = EXCHANGES.deadLetter;

@@ -9,7 +9,7 @@ import { DeadlineList } from './deadline-list.js';
 import { DeliveryAttempt, logFieldsOf, type Lane } from './delivery.attempt.js';
 import { DeliveryLogWriter, skippedRecord, supersededRecord } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
-import { WebhookRateLimiter } from './webhook-rate.limiter.js';
+import { HOLD_MS, WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { WebhookSlots } from './webhook-slots.js';
 
@@ -77,6 +77,8 @@ export class DeliveryService {
     attempt: number,
     lane: Lane = 'normal',
     origin: Origin = 'fresh',
+    /** The start booked for it in its webhook's rate schedule (back from a rate queue). */
+    rateAt?: number,
   ): Promise<AttemptOutcome> {
     if (origin !== 'fresh') {
       // The attempt it stands in for may still be finishing here (its log write waiting out a database outage longer
@@ -137,14 +139,23 @@ export class DeliveryService {
     }
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);
     if (webhook.maxPerSecond !== null) {
-      const waitMs = await this.rate.book(webhook.id, webhook.maxPerSecond);
-      if (waitMs === null) {
-        // Its schedule is full for longer than a delivery is held here: wait in the rate queue, then try again.
-        await this.publisher.publish({ ...message, snapshot }, attempt, { to: 'rate' });
+      // Booked once (a delivery back from a rate queue carries its time), then waited for: here when it is near, in
+      // the longest rate queue that ends before it when it is not.
+      const booked =
+        rateAt === undefined
+          ? await this.rate.book(webhook.id, webhook.maxPerSecond)
+          : { at: rateAt, waitMs: Math.max(0, rateAt - Date.now()) };
+      if (booked.waitMs > HOLD_MS) {
+        const delayMs = [...this.config.rateDelaysMs].reverse().find((delay) => delay <= booked.waitMs - HOLD_MS / 2);
+        await this.publisher.publish({ ...message, snapshot }, attempt, {
+          to: 'rate',
+          delayMs: delayMs ?? this.config.rateDelaysMs[0],
+          at: booked.at,
+        });
         this.metrics.scheduled.inc({ decision: 'rate_limited' });
         return 'handed-over';
       }
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (booked.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, booked.waitMs));
     }
 
     const release = lane === 'slow' ? this.slots.track(webhook.id) : await this.slots.acquire(webhook.id);

@@ -265,6 +265,8 @@ try {
   const published = new Map();
   /** Log pages: [started at (epoch ms), ms]. */
   const pages = [];
+  /** Log pages filtered by an order's referenceId (the log search), interleaved with the unfiltered ones. */
+  const filteredPages = [];
   let loading = true;
   const load = (async () => {
     const tick = 20;
@@ -294,18 +296,28 @@ try {
     const every = 1000 / READ_RATE;
     let cursor = null;
     let depth = 0;
-    for (let next = performance.now(); loading; next += every) {
+    for (let i = 0, next = performance.now(); loading; i += 1, next += every) {
+      // Every other page: an order's entries, found by its referenceId (each day's deliveries number their orders
+      // from 1, so one order's entries spread over every filled day: the search reads all the days' partitions).
+      const filtered = i % 2 === 1;
+      const query = filtered
+        ? `referenceId=order-${1 + Math.floor(Math.random() * 1_000)}`
+        : cursor
+          ? `cursor=${cursor}`
+          : '';
       const started = performance.timeOrigin + performance.now();
       const response = await http.request({
-        path: `/api/webhooks/${fillHooks[0]}/logs?limit=50${cursor ? `&cursor=${cursor}` : ''}`,
+        path: `/api/webhooks/${fillHooks[0]}/logs?limit=50${query ? `&${query}` : ''}`,
         method: 'GET',
         headers: { cookie },
       });
       const page = await response.body.json();
       if (response.statusCode !== 200) throw new Error(`log page: ${response.statusCode} ${JSON.stringify(page)}`);
-      pages.push([started, performance.timeOrigin + performance.now() - started]);
-      depth = page.nextCursor && depth < 2 ? depth + 1 : 0;
-      cursor = depth === 0 ? null : page.nextCursor;
+      (filtered ? filteredPages : pages).push([started, performance.timeOrigin + performance.now() - started]);
+      if (!filtered) {
+        depth = page.nextCursor && depth < 2 ? depth + 1 : 0;
+        cursor = depth === 0 ? null : page.nextCursor;
+      }
       const wait = next + every - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
@@ -364,6 +376,10 @@ try {
     during: stats(deliveries, dropStarted, afterTo),
   };
   results.logPageMs = { before: stats(pages, beforeFrom, dropStarted), during: stats(pages, dropStarted, afterTo) };
+  results.filteredLogPageMs = {
+    before: stats(filteredPages, beforeFrom, dropStarted),
+    during: stats(filteredPages, dropStarted, afterTo),
+  };
   results.deliveryLatencyMs.p99Ratio = round(
     results.deliveryLatencyMs.during.p99 / results.deliveryLatencyMs.before.p99,
     2,

@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { QUEUES } from '#messaging';
 import {
   appTestEnv,
-  freePort,
   rabbitmqInstalled,
   startRabbitmqCluster,
   waitFor,
   type ClusterNode,
   type RabbitmqCluster,
 } from '#testing';
+import { startAppProcess, stopAppProcess, type AppName, type AppProcess } from './app-process.js';
 import { ENCRYPTION_KEY, Receiver, servesWebhook } from './dispatcher.harness.js';
 
 /**
@@ -32,27 +30,13 @@ const OUTAGE_MS = 10_000;
 /** The longest a kill may stop deliveries: the first delivery of a payment recorded after the kill arrives by then. */
 const RESUME_BOUND_MS = 30_000;
 
-const APPS = {
-  'transaction-api': { main: 'dist/apps/transaction-api/src/main.js', portVariable: 'TRANSACTION_API_PORT' },
-  'webhook-config': { main: 'dist/apps/webhook-config/src/main.js', portVariable: 'WEBHOOK_CONFIG_PORT' },
-  'webhook-dispatcher': { main: 'dist/apps/webhook-dispatcher/src/main.js', portVariable: 'WEBHOOK_DISPATCHER_PORT' },
-} as const;
+type RunningApp = AppProcess;
 
-interface RunningApp {
-  name: string;
-  child: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-}
-
-async function startApp(name: string, app: keyof typeof APPS, amqpUrl: string): Promise<RunningApp> {
-  const { main, portVariable } = APPS[app];
-  if (!existsSync(main)) throw new Error(`${main} is missing: the test target builds it first (nx run ${app}:build)`);
-  const port = await freePort();
-  const child = spawn(process.execPath, [main], {
-    env: appTestEnv({
+function startApp(name: string, app: AppName, amqpUrl: string): Promise<RunningApp> {
+  return startAppProcess(
+    app,
+    appTestEnv({
       AMQP_URL: amqpUrl,
-      [portVariable]: String(port),
       LOG_LEVEL: 'warn',
       SECRET_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -61,34 +45,11 @@ async function startApp(name: string, app: keyof typeof APPS, amqpUrl: string): 
       // One merchant's load: far over any per-key limit; not what this test is about.
       API_RATE_LIMIT: '1000000',
     }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  for (const stream of [child.stdout!, child.stderr!]) {
-    stream.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
-  }
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`${name} exited:\n${output.slice(-4_000)}`);
-      return (await fetch(`${baseUrl}/health/ready`)).ok;
-    },
-    { timeoutMs: 120_000, intervalMs: 200, what: `${name} to be ready` },
-  ).catch((error: Error) => {
-    child.kill('SIGKILL');
-    throw new Error(`${error.message}\n${name}'s output:\n${output.slice(-4_000)}`);
-  });
-  return { name, child, baseUrl, output: () => output };
+    { name, readyTimeoutMs: 120_000 },
+  );
 }
 
-async function stopApp(app: RunningApp | undefined): Promise<void> {
-  if (!app || app.child.exitCode !== null || app.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => app.child.once('exit', resolve));
-  app.child.kill('SIGTERM');
-  const timer = setTimeout(() => app.child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopApp = stopAppProcess;
 
 async function call(baseUrl: string, method: string, path: string, body: unknown, headers: Record<string, string>) {
   const response = await fetch(`${baseUrl}${path}`, {

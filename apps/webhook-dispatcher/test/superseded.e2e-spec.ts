@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { publishDispatcherCommand, publishWebhookChanged, type AmqpClient, type PlatformEvent } from '#messaging';
-import { freePort, waitFor } from '#testing';
+import { waitFor } from '#testing';
 import { DispatcherMetrics } from '../src/metrics/dispatcher.metrics.js';
 import { PartitionMaintenance } from '../src/retention/partition-maintenance.service.js';
+import { startAppProcess, stopAppProcess, type AppProcess } from './app-process.js';
 import {
   Receiver,
   closeDb,
@@ -386,45 +385,9 @@ describe('webhook-dispatcher: superseded repeats (real RabbitMQ, PostgreSQL and 
 
 const TOKEN = 'development-platform-token';
 
-interface RunningApp {
-  child: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-}
-
-/** An app as its own OS process (built output), on a port of its own, once /health/ready answers. */
-async function startApp(app: 'transaction-api' | 'webhook-dispatcher', env: NodeJS.ProcessEnv): Promise<RunningApp> {
-  const main = `dist/apps/${app}/src/main.js`;
-  if (!existsSync(main)) throw new Error(`${main} is missing: the test target builds it first (nx run ${app}:build)`);
-  const port = await freePort();
-  const portVariable = app === 'transaction-api' ? 'TRANSACTION_API_PORT' : 'WEBHOOK_DISPATCHER_PORT';
-  const child = spawn(process.execPath, [main], { env: { ...env, [portVariable]: String(port) }, stdio: 'pipe' });
-  let output = '';
-  for (const stream of [child.stdout!, child.stderr!]) {
-    stream.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-100_000)));
-  }
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`${app} exited:\n${output.slice(-4_000)}`);
-      return (await fetch(`${baseUrl}/health/ready`)).ok;
-    },
-    { timeoutMs: 60_000, intervalMs: 200, what: `${app} to be ready` },
-  ).catch((error: Error) => {
-    child.kill('SIGKILL');
-    throw new Error(`${error.message}\n${app}'s output:\n${output.slice(-4_000)}`);
-  });
-  return { child, baseUrl, output: () => output };
-}
-
-async function stopApp(app: RunningApp | undefined): Promise<void> {
-  if (!app || app.child.exitCode !== null || app.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => app.child.once('exit', resolve));
-  app.child.kill('SIGTERM');
-  const timer = setTimeout(() => app.child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
+type RunningApp = AppProcess;
+const startApp = (app: 'transaction-api' | 'webhook-dispatcher', env: NodeJS.ProcessEnv) => startAppProcess(app, env);
+const stopApp = stopAppProcess;
 
 /**
  * The issue's case end to end (#21), with transaction-api and the dispatcher as real processes: a shop plugin that,

@@ -48,49 +48,32 @@ export function logRequestOf(url: string, snapshot: DeliverySnapshot): WebhookLo
 }
 
 /**
- * The entry of a delivery not attempted because its webhook is disabled (CONTRACT §5: `skipped`, no status): it can
- * be recovered later. At fan-out its id is the delivery's (a fan-out of the same event again writes it once).
+ * The entry of a delivery not attempted (CONTRACT §5, no status, nothing scheduled after it): `skipped`, its webhook
+ * is disabled (it can be recovered later; at fan-out its id is the delivery's, so a fan-out of the same event again
+ * writes it once); `superseded`, a repeat not made because a newer event of its subject was delivered to its webhook.
  */
-export function skippedRecord(
-  id: string,
-  deliveryId: string,
-  attempt: number,
-  url: string,
+export function notAttemptedRecord(
+  outcome: 'skipped' | 'superseded',
+  entry: { id: string; deliveryId: string; attempt: number; url: string; createdAt: Date },
   snapshot: DeliverySnapshot,
-  createdAt: Date,
 ): AttemptRecord {
   return {
-    id,
-    deliveryId,
+    id: entry.id,
+    deliveryId: entry.deliveryId,
     webhookId: snapshot.webhookId,
-    attempt,
+    attempt: entry.attempt,
     eventType: snapshot.eventType,
     eventId: snapshot.eventId,
-    request: logRequestOf(url, snapshot),
-    outcome: 'skipped',
+    request: logRequestOf(entry.url, snapshot),
+    outcome,
     status: null,
     durationMs: 0,
     error: null,
     responseExcerpt: null,
-    createdAt,
+    createdAt: entry.createdAt,
     nextAttemptAt: null,
     manual: false,
   };
-}
-
-/**
- * The entry of a repeat not made because a newer event of its subject was delivered to its webhook (CONTRACT §5:
- * `superseded`, no status, nothing scheduled after it).
- */
-export function supersededRecord(
-  id: string,
-  deliveryId: string,
-  attempt: number,
-  url: string,
-  snapshot: DeliverySnapshot,
-  createdAt: Date,
-): AttemptRecord {
-  return { ...skippedRecord(id, deliveryId, attempt, url, snapshot, createdAt), outcome: 'superseded' };
 }
 
 /** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */

@@ -7,7 +7,7 @@ import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeadlineList } from './deadline-list.js';
 import { DeliveryAttempt, logFieldsOf, type Lane } from './delivery.attempt.js';
-import { DeliveryLogWriter, skippedRecord, supersededRecord } from './delivery-log.writer.js';
+import { DeliveryLogWriter, notAttemptedRecord } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
 import { HOLD_MS, WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { SupersededRepository } from './superseded.repository.js';
@@ -115,7 +115,7 @@ export class DeliveryService {
       // Disabled since (a repeat that was waiting, or a delivery fanned out just before): nothing is sent, and the
       // entry says so, for a recover later. Tests and resends are the merchant's own asking, and still made.
       await this.log.write(
-        skippedRecord(randomUUIDv7(), message.deliveryId, attempt, webhook.url, snapshot, new Date()),
+        notAttemptedRecord('skipped', { ...this.entryOf(message, attempt), url: webhook.url }, snapshot),
       );
       this.metrics.scheduled.inc({ decision: 'skipped' });
       return 'dropped';
@@ -132,7 +132,7 @@ export class DeliveryService {
       // receiver has not heard of the event yet, and it may say more than the status), and tests and resends are
       // the merchant's own asking.
       await this.log.write(
-        supersededRecord(randomUUIDv7(), message.deliveryId, attempt, webhook.url, snapshot, new Date()),
+        notAttemptedRecord('superseded', { ...this.entryOf(message, attempt), url: webhook.url }, snapshot),
       );
       this.metrics.scheduled.inc({ decision: 'superseded' });
       return 'dropped';
@@ -221,6 +221,11 @@ export class DeliveryService {
       new Promise((resolve) => (timer = setTimeout(resolve, ms))),
     ]);
     clearTimeout(timer);
+  }
+
+  /** A new log entry of this message's attempt, now. */
+  private entryOf(message: DeliveryMessage, attempt: number) {
+    return { id: randomUUIDv7(), deliveryId: message.deliveryId, attempt, createdAt: new Date() };
   }
 }
 

@@ -140,3 +140,92 @@ describe('DeliveryRepository: one delivery per event and webhook (real PostgreSQ
     expect(await repositories[1].findSnapshot(b.get(webhookIds[0])!)).not.toHaveProperty('position');
   });
 });
+
+/**
+ * What a recover sends again (recoverable): the webhook's deliveries since a time whose latest entry is failed or
+ * skipped — also near the retention edge, in the oldest day partition kept, and across a day boundary.
+ */
+describe('DeliveryRepository.recoverable (real PostgreSQL)', () => {
+  const DAY = 24 * HOUR;
+  const admin = new pg.Pool({ connectionString: testEnv().databaseUrl, max: 2 });
+  let db: DataSource;
+  let repository: DeliveryRepository;
+  const merchantId = randomUUID();
+  const webhookId = randomUUID();
+  /** 29 days and 20 hours ago: inside the default 30 days, in the oldest partitions kept. */
+  const edge = Date.now() - 29 * DAY - 20 * HOUR;
+
+  /** A delivery created `at` with log entries (outcome, minutes after it). */
+  async function delivery(at: number, entries: Array<[outcome: string, afterMinutes: number]>): Promise<string> {
+    const id = uuidV7At(at);
+    await admin.query(
+      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                     version, retry_on_error, body, created_at)
+       VALUES ($1, $2, $3, $4, 'transaction', '{"uuid":"x"}', 'https://example.com/h', 'json', '2026-08-20', true,
+               '\\x7b7d', $5)`,
+      [id, webhookId, merchantId, uuidV7At(at), new Date(at)],
+    );
+    for (const [i, [outcome, after]] of entries.entries()) {
+      const loggedAt = at + after * 60_000;
+      await admin.query(
+        `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
+                                  duration_ms, created_at)
+         VALUES ($1, $2, $3, $4, 'transaction', gen_random_uuid(), '{}', $5, $6, 5, $7)`,
+        [
+          uuidV7At(loggedAt),
+          id,
+          webhookId,
+          i + 1,
+          outcome,
+          outcome === 'delivered' ? 200 : outcome === 'failed' ? 500 : null,
+          new Date(loggedAt),
+        ],
+      );
+    }
+    return id;
+  }
+
+  beforeAll(async () => {
+    db = await new DataSource(
+      dataSourceOptions({ url: testEnv().databaseUrl, poolSize: 2, ...WEBHOOK_DISPATCHER_DATABASE }),
+    ).initialize();
+    repository = new DeliveryRepository(db, new DatabaseRetry());
+    await admin.query(`INSERT INTO merchant (id, name) VALUES ($1, 'M')`, [merchantId]);
+    await admin.query(
+      `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events)
+       VALUES ($1, $2, 'w', 'https://example.com/h', 'json', '2026-08-20', true, '{transaction}')`,
+      [webhookId, merchantId],
+    );
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await admin.end();
+  });
+
+  it('finds exactly the failed and skipped ones since the time, from the oldest partition on, oldest first, by page', async () => {
+    const before = await delivery(edge - HOUR, [['failed', 1]]);
+    const failedAtEdge = await delivery(edge, [['failed', 1]]);
+    // Failed on its day, its repeat the next day (across midnight), still failed: its latest entry counts.
+    const failedAcrossDays = await delivery(edge + 2 * HOUR, [
+      ['failed', 1],
+      ['failed', 26 * 60],
+    ]);
+    await delivery(edge + 3 * HOUR, [
+      ['failed', 1],
+      ['delivered', 60],
+    ]);
+    const skipped = await delivery(edge + 4 * HOUR, [['skipped', 0]]);
+    await delivery(edge + 5 * HOUR, [['delivered', 1]]);
+    const recent = await delivery(Date.now() - HOUR, [['failed', 1]]);
+
+    const since = new Date(edge - 1);
+    const all = await repository.recoverable(webhookId, since, undefined, 100);
+    expect(all.map((row) => row.id)).toEqual([failedAtEdge, failedAcrossDays, skipped, recent]);
+    expect(all.map((row) => row.id)).not.toContain(before);
+    // Page by page, after the previous page's last.
+    const first = await repository.recoverable(webhookId, since, undefined, 2);
+    const last = first.at(-1)!;
+    const second = await repository.recoverable(webhookId, since, { createdAt: last.created_at, id: last.id }, 2);
+    expect([...first, ...second].map((row) => row.id)).toEqual(all.map((row) => row.id));
+  });
+});

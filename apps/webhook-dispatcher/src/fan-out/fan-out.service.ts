@@ -11,7 +11,7 @@ import {
 } from '#domain';
 import { AmqpClient, publishDelivery, type DeliverySnapshot, type PlatformEvent } from '#messaging';
 import { activeTraceparent } from '#platform';
-import { DeliveryLogWriter, skippedRecord } from '../delivery/delivery-log.writer.js';
+import { DeliveryLogWriter, notAttemptedRecord } from '../delivery/delivery-log.writer.js';
 import { supersedingPosition } from '../delivery/superseded.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
@@ -104,7 +104,8 @@ export class FanOutService {
         };
         if (!enabled.has(delivery.webhookId)) {
           this.metrics.scheduled.inc({ decision: 'skipped' });
-          return this.log.write(skippedRecord(deliveryId, deliveryId, 1, delivery.url, snapshot, skippedAt));
+          const entry = { id: deliveryId, deliveryId, attempt: 1, url: delivery.url, createdAt: skippedAt };
+          return this.log.write(notAttemptedRecord('skipped', entry, snapshot));
         }
         return publishDelivery(this.amqp, { deliveryId, snapshot }, 1, traceparent);
       });

@@ -190,6 +190,12 @@ describe('DeliveryRepository.recoverable (real PostgreSQL)', () => {
       dataSourceOptions({ url: testEnv().databaseUrl, poolSize: 2, ...WEBHOOK_DISPATCHER_DATABASE }),
     ).initialize();
     repository = new DeliveryRepository(db, new DatabaseRetry());
+    // The days near the edge: another suite's maintenance, with a short retention, may have dropped them meanwhile.
+    const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);
+    await admin.query('SELECT delivery.create_day_partitions($1::date, $2::date)', [
+      utcDay(edge - 2 * DAY),
+      utcDay(edge + 3 * DAY),
+    ]);
     await admin.query(`INSERT INTO merchant (id, name) VALUES ($1, 'M')`, [merchantId]);
     await admin.query(
       `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events)

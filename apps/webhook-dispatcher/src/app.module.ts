@@ -9,6 +9,7 @@ import { WebhookRateLimiter } from './delivery/webhook-rate.limiter.js';
 import { WebhookHealthMonitor } from './webhook/webhook-health.monitor.js';
 import { DeliveryAttempt } from './delivery/delivery.attempt.js';
 import { DeliveryConsumer } from './delivery/delivery.consumer.js';
+import { DeliveryGate } from './delivery/delivery.gate.js';
 import { DeliveryPublisher } from './delivery/delivery.publisher.js';
 import { DeliveryService } from './delivery/delivery.service.js';
 import { HttpSender } from './delivery/http.sender.js';
@@ -60,6 +61,7 @@ export class AppModule {
         DeliveryPublisher,
         DeliveryAttempt,
         SupersededRepository,
+        DeliveryGate,
         DeliveryService,
         DeliveryConsumer,
         ManualDeliveryService,

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUIDv7 } from 'node:crypto';
 import type { DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
@@ -7,10 +6,9 @@ import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeadlineList } from './deadline-list.js';
 import { DeliveryAttempt, logFieldsOf, type Lane } from './delivery.attempt.js';
-import { DeliveryLogWriter, notAttemptedRecord } from './delivery-log.writer.js';
+import { DeliveryLogWriter } from './delivery-log.writer.js';
+import { DeliveryGate } from './delivery.gate.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
-import { HOLD_MS, WebhookRateLimiter } from './webhook-rate.limiter.js';
-import { SupersededRepository } from './superseded.repository.js';
 import { WebhookSlots } from './webhook-slots.js';
 
 export type { Lane } from './delivery.attempt.js';
@@ -38,7 +36,7 @@ export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'handed-over' 
 
 /**
  * Takes a delivery message to its attempt (DeliveryAttempt): drops it if that attempt is already logged, finds its
- * snapshot and webhook, logs it without a request when its webhook is disabled or it is a superseded repeat, keeps
+ * snapshot and webhook, lets the webhook's settings decide (DeliveryGate: disabled, superseded, rate limit), keeps
  * it in its lane or moves it to the webhook's shard of the slow lane, and, in the delivery queue, hands the message
  * over to a stand-in when the attempt runs long.
  */
@@ -56,11 +54,10 @@ export class DeliveryService {
     private readonly cache: WebhookCache,
     private readonly deliveries: DeliveryRepository,
     private readonly attempts: DeliveryAttempt,
+    private readonly gate: DeliveryGate,
     private readonly log: DeliveryLogWriter,
     private readonly publisher: DeliveryPublisher,
     private readonly metrics: DispatcherMetrics,
-    private readonly rate: WebhookRateLimiter,
-    private readonly superseded: SupersededRepository,
   ) {
     this.slots = new WebhookSlots({
       cap: MAX_IN_FLIGHT_PER_WEBHOOK,
@@ -111,52 +108,8 @@ export class DeliveryService {
       await this.deliveries.deleteOfDeletedWebhook(snapshot.webhookId);
       return 'dropped';
     }
-    if (!webhook.enabled && message.manual !== true) {
-      // Disabled since (a repeat that was waiting, or a delivery fanned out just before): nothing is sent, and the
-      // entry says so, for a recover later. Tests and resends are the merchant's own asking, and still made.
-      await this.log.write(
-        notAttemptedRecord('skipped', { ...this.entryOf(message, attempt), url: webhook.url }, snapshot),
-      );
-      this.metrics.scheduled.inc({ decision: 'skipped' });
-      return 'dropped';
-    }
-    if (
-      attempt > 1 &&
-      message.manual !== true &&
-      webhook.skipSupersededRepeats &&
-      (await this.superseded.newerDelivered(snapshot))
-    ) {
-      // A repeat of an event whose subject has a newer event delivered to this webhook (by position, not arrival):
-      // receivers that check the status through the API answer an outdated one with an error, and it would be
-      // repeated for days. Logged once, nothing sent or scheduled. Only repeats: a first attempt is always made (the
-      // receiver has not heard of the event yet, and it may say more than the status), and tests and resends are
-      // the merchant's own asking.
-      await this.log.write(
-        notAttemptedRecord('superseded', { ...this.entryOf(message, attempt), url: webhook.url }, snapshot),
-      );
-      this.metrics.scheduled.inc({ decision: 'superseded' });
-      return 'dropped';
-    }
-    if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);
-    if (webhook.maxPerSecond !== null) {
-      // Booked once (a delivery back from a rate queue carries its time), then waited for: here when it is near, in
-      // the longest rate queue that ends before it when it is not.
-      const booked =
-        rateAt === undefined
-          ? await this.rate.book(webhook.id, webhook.maxPerSecond)
-          : { at: rateAt, waitMs: Math.max(0, rateAt - Date.now()) };
-      if (booked.waitMs > HOLD_MS) {
-        const delayMs = [...this.config.rateDelaysMs].reverse().find((delay) => delay <= booked.waitMs - HOLD_MS / 2);
-        await this.publisher.publish({ ...message, snapshot }, attempt, {
-          to: 'rate',
-          delayMs: delayMs ?? this.config.rateDelaysMs[0],
-          at: booked.at,
-        });
-        this.metrics.scheduled.inc({ decision: 'rate_limited' });
-        return 'handed-over';
-      }
-      if (booked.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, booked.waitMs));
-    }
+    const gate = await this.gate.pass(message, attempt, snapshot, webhook, rateAt);
+    if (gate !== 'open') return gate;
 
     const release = lane === 'slow' ? this.slots.track(webhook.id) : await this.slots.acquire(webhook.id);
     if (!release) {
@@ -221,11 +174,6 @@ export class DeliveryService {
       new Promise((resolve) => (timer = setTimeout(resolve, ms))),
     ]);
     clearTimeout(timer);
-  }
-
-  /** A new log entry of this message's attempt, now. */
-  private entryOf(message: DeliveryMessage, attempt: number) {
-    return { id: randomUUIDv7(), deliveryId: message.deliveryId, attempt, createdAt: new Date() };
   }
 }
 

@@ -10,8 +10,9 @@
 //    page, then two more through the cursor, of a webhook holding a share of the filled log).
 // 3. drop: after BENCH_BEFORE_SECONDS (20) of load, the dispatcher's partition maintenance (its own class, in this
 //    process, on a session of the dispatcher's role) removes the oldest day; the load goes on BENCH_AFTER_SECONDS
-//    (10). Reported: the run's duration, the delivery latency (event published → receiver) and the log-page latency,
-//    p50/p99 before the drop and from its start on, and the tables' sizes before and after.
+//    (10). BENCH_DROPS (1) days are dropped so, one after another. Reported: each run's duration, the delivery latency
+//    (event published → receiver) and the log-page latency, p50/p99 before each drop and from its start on (each
+//    drop's, with its p99 by half second, and all drops' together), and the tables' sizes before and after.
 // Everything runs on 127.0.0.1 against the machine's PostgreSQL (database bench_retention, dropped afterwards) and a
 // RabbitMQ node of the benchmark's own (bench/lib/infra.js). Results: printed, and written to
 // bench/results/retention.json. Check it at a small scale first: BENCH_LOG_ROWS=300000 npm run bench:retention.
@@ -28,6 +29,8 @@ const READ_RATE = Number(process.env.BENCH_READ_RATE ?? 50);
 const BEFORE_SECONDS = Number(process.env.BENCH_BEFORE_SECONDS ?? 20);
 const AFTER_SECONDS = Number(process.env.BENCH_AFTER_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
+/** Days dropped, one after another (each measured on its own: BEFORE_SECONDS, the drop, AFTER_SECONDS). */
+const DROPS = Number(process.env.BENCH_DROPS ?? 1);
 /** Webhooks the filled log is spread over (one merchant's); the reader pages the first. */
 const FILL_WEBHOOKS = Number(process.env.BENCH_FILL_WEBHOOKS ?? 20);
 const DAY = 86_400_000;
@@ -61,7 +64,7 @@ const db = new pg.Pool({ connectionString: infra.databaseUrl, max: 4 });
 const cipher = new SecretCipher(Buffer.from(BENCH_KEY, 'base64'));
 const results = {
   machine: { cores: (await import('node:os')).cpus().length, node: process.version },
-  settings: { LOG_ROWS, DAYS, RATE, READ_RATE, BEFORE_SECONDS, AFTER_SECONDS, FILL_WEBHOOKS },
+  settings: { LOG_ROWS, DAYS, RATE, READ_RATE, BEFORE_SECONDS, AFTER_SECONDS, FILL_WEBHOOKS, DROPS },
   date: new Date().toISOString(),
 };
 const children = [];
@@ -324,7 +327,7 @@ try {
   })();
 
   // ---- 3. drop ---------------------------------------------------------------------------------------------------
-  await new Promise((resolve) => setTimeout(resolve, (WARMUP_SECONDS + BEFORE_SECONDS) * 1000));
+  await new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000));
   const maintenanceDb = await new DataSource(
     dataSourceOptions({
       url: infra.databaseUrl,
@@ -333,25 +336,29 @@ try {
       ...WEBHOOK_DISPATCHER_DATABASE,
     }),
   ).initialize();
-  // The dispatcher's maintenance with a retention that ends right after the oldest filled day.
-  const maintenanceConfig = loadWebhookDispatcherConfig({
-    NODE_ENV: 'development',
-    WEBHOOK_LOG_RETENTION: `${DAYS - 1}d`,
-  });
-  const maintenance = new PartitionMaintenance(
-    maintenanceDb,
-    maintenanceConfig,
-    new PartitionMaintenanceMetrics(new PlatformMetrics(), maintenanceConfig, maintenanceDb),
-  );
-  // `now` such that the cutoff (now − retention − 1 h) falls a minute after the oldest day's end.
-  const now = dayStart(1) + (DAYS - 1) * DAY + 3_600_000 + 60_000;
-  const dropStarted = performance.timeOrigin + performance.now();
-  const report = await maintenance.run(now);
-  const dropMs = performance.timeOrigin + performance.now() - dropStarted;
+  const drops = [];
+  for (let k = 0; k < DROPS; k += 1) {
+    await new Promise((resolve) => setTimeout(resolve, BEFORE_SECONDS * 1000));
+    // The dispatcher's maintenance with a retention that ends right after the k-th oldest filled day.
+    const maintenanceConfig = loadWebhookDispatcherConfig({
+      NODE_ENV: 'development',
+      WEBHOOK_LOG_RETENTION: `${DAYS - 1}d`,
+    });
+    const maintenance = new PartitionMaintenance(
+      maintenanceDb,
+      maintenanceConfig,
+      new PartitionMaintenanceMetrics(new PlatformMetrics(), maintenanceConfig, maintenanceDb),
+    );
+    // `now` such that the cutoff (now − retention − 1 h) falls a minute after that day's end.
+    const now = dayStart(1 + k) + (DAYS - 1) * DAY + 3_600_000 + 60_000;
+    const started = performance.timeOrigin + performance.now();
+    const report = await maintenance.run(now);
+    const ms = performance.timeOrigin + performance.now() - started;
+    console.log(`maintenance run ${k + 1}: ${round(ms, 1)} ms`, JSON.stringify(report));
+    drops.push({ started, ms: round(ms, 1), report });
+    await new Promise((resolve) => setTimeout(resolve, AFTER_SECONDS * 1000));
+  }
   await maintenanceDb.destroy();
-  results.drop = { ms: round(dropMs, 1), report };
-  console.log(`maintenance run: ${round(dropMs, 1)} ms`, JSON.stringify(report));
-  await new Promise((resolve) => setTimeout(resolve, AFTER_SECONDS * 1000));
   loading = false;
   await Promise.all([load, read]);
   await new Promise((resolve) => setTimeout(resolve, 3_000)); // the last deliveries arrive
@@ -369,22 +376,53 @@ try {
       .sort((a, b) => a - b);
     return { count: ms.length, p50: round(percentile(ms, 50), 1), p99: round(percentile(ms, 99), 1) };
   };
-  const beforeFrom = dropStarted - BEFORE_SECONDS * 1000;
-  const afterTo = dropStarted + AFTER_SECONDS * 1000;
-  results.deliveryLatencyMs = {
-    before: stats(deliveries, beforeFrom, dropStarted),
-    during: stats(deliveries, dropStarted, afterTo),
+  /** Before (BEFORE_SECONDS up to the drop) and during (from its start, AFTER_SECONDS) one drop. */
+  const around = (samples, dropStarted) => {
+    const before = stats(samples, dropStarted - BEFORE_SECONDS * 1000, dropStarted);
+    const during = stats(samples, dropStarted, dropStarted + AFTER_SECONDS * 1000);
+    return { before, during, p99Ratio: round(during.p99 / before.p99, 2) };
   };
-  results.logPageMs = { before: stats(pages, beforeFrom, dropStarted), during: stats(pages, dropStarted, afterTo) };
-  results.filteredLogPageMs = {
-    before: stats(filteredPages, beforeFrom, dropStarted),
-    during: stats(filteredPages, dropStarted, afterTo),
+  results.drops = drops.map(({ started, ms, report }) => ({
+    ms,
+    report,
+    deliveryLatencyMs: around(deliveries, started),
+    logPageMs: around(pages, started),
+    filteredLogPageMs: around(filteredPages, started),
+    // The delivery latency's p99 by half second, from 2 s before the drop to AFTER_SECONDS after: when it rises.
+    timeline: Array.from({ length: 4 + AFTER_SECONDS * 2 }, (_, i) => {
+      const from = started - 2_000 + i * 500;
+      const { count, p99 } = stats(deliveries, from, from + 500);
+      return { at: round((from - started) / 1000, 1), count, p99 };
+    }),
+  }));
+  // All drops together: every delivery published in a before window against every one published in a during window
+  // (with several drops, a p99 over many more samples than one window's, so one stray spike weighs less).
+  const pooled = (samples) => {
+    const within = (offsetFrom, offsetTo) =>
+      samples.filter(([at]) => drops.some(({ started }) => at >= started + offsetFrom && at < started + offsetTo));
+    const before = stats(within(-BEFORE_SECONDS * 1000, 0), -Infinity, Infinity);
+    const during = stats(within(0, AFTER_SECONDS * 1000), -Infinity, Infinity);
+    return { before, during, p99Ratio: round(during.p99 / before.p99, 2) };
   };
-  results.deliveryLatencyMs.p99Ratio = round(
-    results.deliveryLatencyMs.during.p99 / results.deliveryLatencyMs.before.p99,
-    2,
+  Object.assign(results, {
+    drop: { ms: results.drops[0].ms, report: results.drops[0].report },
+    deliveryLatencyMs: pooled(deliveries),
+    logPageMs: pooled(pages),
+    filteredLogPageMs: pooled(filteredPages),
+  });
+  for (const [k, drop] of results.drops.entries()) {
+    console.log(
+      `drop ${k + 1}: ${drop.ms} ms; delivery p99 ${drop.deliveryLatencyMs.before.p99} → ${drop.deliveryLatencyMs.during.p99} ms ` +
+        `(${drop.deliveryLatencyMs.p99Ratio}×); log page p99 ${drop.logPageMs.before.p99} → ${drop.logPageMs.during.p99} ms; ` +
+        `p99 by half second from −2 s: ${drop.timeline.map((t) => Math.round(t.p99)).join(' ')}`,
+    );
+  }
+  const { deliveryLatencyMs: d, logPageMs: l, filteredLogPageMs: f } = results;
+  console.log(
+    `all ${DROPS} drops: delivery p99 ${d.before.p99} → ${d.during.p99} ms (${d.p99Ratio}×, ${d.before.count} / ` +
+      `${d.during.count} deliveries); log page p99 ${l.before.p99} → ${l.during.p99} ms (${l.p99Ratio}×); ` +
+      `filtered ${f.before.p99} → ${f.during.p99} ms (${f.p99Ratio}×)`,
   );
-  results.logPageMs.p99Ratio = round(results.logPageMs.during.p99 / results.logPageMs.before.p99, 2);
   results.delivered = { published: published.size, arrived: deliveries.length };
   results.sizesAfter = await sizes();
   await http.close();

@@ -12,9 +12,12 @@
 //    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).
 // Broker: a RabbitMQ node of the benchmark's own with the settings the platform ships (deploy/rabbitmq/), started
 // from this machine's RabbitMQ installation; BENCH_BROKER=system runs against the machine's broker as configured.
+// BENCH_TRACING=1: the dispatchers (and transaction-api) run with tracing on, exporting to an OTLP/HTTP sink of the
+// benchmark's own (a process that answers 200 and counts); the run prints how many exports and bytes arrived.
 // Results: printed, and written to bench/results/dispatch.json and, as a chart, dispatch.svg. Everything runs on 127.0.0.1 and stops by itself.
 import { spawnSync } from 'node:child_process';
 import { startReceiver } from '../lib/receiver.js';
+import { startTraceSink } from '../lib/trace-sink.js';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -60,6 +63,11 @@ await configChanges.waitForConnect();
 
 const { child: receiver, port: receiverPort, ask } = await startReceiver();
 const base = `http://127.0.0.1:${receiverPort}`;
+const traceSink = process.env.BENCH_TRACING === '1' ? await startTraceSink() : undefined;
+/** What every app the benchmark starts gets for tracing: on with BENCH_TRACING=1, exporting to the sink. */
+const tracingEnv = traceSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: traceSink.url } : {};
+/** The benchmark's own processes by pid, for the CPU groups. */
+const ownPids = [[receiver.pid, 'receiver'], ...(traceSink ? [[traceSink.child.pid, 'traceSink']] : [])];
 
 async function createMerchant() {
   const merchantId = randomUUID();
@@ -128,6 +136,7 @@ const dispatcherEnv = {
   WEBHOOK_DISPATCHER_PORT: '3902',
   PLATFORM_TOKEN: 'bench-platform-token-0123456789',
   DISPATCHER_CONCURRENCY: String(CONCURRENCY),
+  ...tracingEnv,
 };
 
 // ---- 1. fan-out throughput -------------------------------------------------------------------------------
@@ -168,7 +177,7 @@ async function measureFanOut(processes) {
   }
   const seconds = (performance.now() - first.at) / 1000;
   // CPU seconds per 10,000 deliveries, by process, read before the dispatchers stop (their database sessions go).
-  const named = new Map([[receiver.pid, 'receiver'], ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
+  const named = new Map([...ownPids, ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
   const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
   const benchCpu = process.cpuUsage(benchCpuBefore);
   await printMetrics(
@@ -231,10 +240,7 @@ async function measureBareLoop(events, hooks) {
     }),
   );
   const perSecond = round(total / ((performance.now() - bareStart) / 1000), 0);
-  const bareCpu = cpuSecondsBetween(
-    bareCpuBefore,
-    cpuSnapshot(groupBy(new Map([[receiver.pid, 'receiver']]), infra.brokerPids())),
-  );
+  const bareCpu = cpuSecondsBetween(bareCpuBefore, cpuSnapshot(groupBy(new Map(ownPids), infra.brokerPids())));
   const bareClientCpu = process.cpuUsage(bareClientCpuBefore);
   bareCpu.loop = (bareClientCpu.user + bareClientCpu.system) / 1e6;
   await agent.close();
@@ -270,7 +276,8 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     db,
     ask,
     base,
-    receiverPid: receiver.pid,
+    ownPids,
+    tracingEnv,
     createMerchant,
     createWebhook,
     watchBrokerWal: infra.watchBrokerWal,
@@ -312,6 +319,16 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
   console.log('latency, 9 healthy + 1 never answering:', results.latencyWithBlackHole);
 }
 
+if (traceSink) {
+  // Read after every app stopped: each exports its last spans on shutdown.
+  results.tracing = await traceSink.counts();
+  const { requests, bytes, requestsByService } = results.tracing;
+  console.log(
+    `tracing: ${requests} trace export requests (${bytes} bytes) arrived at the OTLP sink:`,
+    requestsByService,
+  );
+  traceSink.child.kill();
+}
 receiver.kill();
 await configChanges.close();
 await db.end();

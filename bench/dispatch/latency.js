@@ -29,6 +29,7 @@ export async function latencyScenario(ctx) {
     AMQP_URL: infra.amqpUrl,
     PLATFORM_TOKEN: TOKEN,
     TRANSACTION_API_PORT: '3901',
+    ...ctx.tracingEnv,
   });
   const dispatcherPorts = Array.from({ length: processes }, (_, i) => 3902 + 10 * i);
   const dispatchers = dispatcherPorts.map((port) =>
@@ -121,7 +122,7 @@ export async function latencyScenario(ctx) {
     await Promise.all(inFlight);
     // CPU of the measured minute, by process group, in cores (CPU seconds per second): what the load costs.
     const named = new Map([
-      [ctx.receiverPid, 'receiver'],
+      ...ctx.ownPids,
       [transactionApi.pid, 'transactionApi'],
       ...dispatchers.map((d) => [d.pid, 'dispatcher']),
     ]);

@@ -6,6 +6,7 @@ import { ManualDeliveryService } from './commands/manual-delivery.service.js';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter } from './delivery/delivery-log.writer.js';
 import { WebhookRateLimiter } from './delivery/webhook-rate.limiter.js';
+import { WebhookHealthMetrics } from './webhook/webhook-health.metrics.js';
 import { WebhookHealthMonitor } from './webhook/webhook-health.monitor.js';
 import { DeliveryAttempt } from './delivery/delivery.attempt.js';
 import { DeliveryConsumer } from './delivery/delivery.consumer.js';
@@ -58,6 +59,7 @@ export class AppModule {
         DeliveryLogWriter,
         WebhookRateLimiter,
         WebhookHealthMonitor,
+        WebhookHealthMetrics,
         DeliveryPublisher,
         DeliveryAttempt,
         SupersededRepository,

@@ -9,6 +9,7 @@ import {
   closeDb,
   createMerchant,
   createWebhook,
+  db,
   dispatcherEnv,
   publishEvents,
   startDispatcher,
@@ -19,7 +20,7 @@ import {
 // A delay no other suite uses: its queue holds this suite's repeat alone, and goes with it.
 const ENV = { WEBHOOK_RETRY_DELAYS: '50ms,1h' };
 const HOUR_QUEUE = retryQueueName(3_600_000);
-const receiver = new Receiver(() => ({ status: 200 }));
+const receiver = new Receiver((request) => ({ status: request.path.startsWith('/fail/') ? 500 : 200 }));
 let amqp: AmqpClient;
 
 metricsSuite('webhook-dispatcher', () => startDispatcher(ENV), {
@@ -82,6 +83,36 @@ metricsSuite('webhook-dispatcher', () => startDispatcher(ENV), {
       expect(text).toMatch(/^webhook_deliveries_total\{outcome="no_response"\} 0$/m);
       for (const decision of DECISIONS)
         expect(text).toMatch(new RegExp(`^webhook_delivery_decisions_total\\{decision="${decision}"\\} 0$`, 'm'));
+    });
+
+    // Last: the test above expects the decisions of the suite's one successful delivery only.
+    it('counts the enabled webhooks whose latest attempt failed, and those failing for an hour, from the database', async () => {
+      const gauges = async () => {
+        const text = await scrape();
+        const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+        return { lastAttemptFailed: value('webhooks_last_attempt_failed'), failing: value('webhooks_failing') };
+      };
+      const before = await gauges();
+      expect(before).toEqual({ lastAttemptFailed: expect.any(Number), failing: expect.any(Number) });
+      const { merchantId, integrationId } = await createMerchant();
+      const hooks = [];
+      for (const name of ['a', 'b', 'c'])
+        hooks.push(await createWebhook({ merchantId, url: `${receiver.url}/fail/${name}` }));
+      await publishEvents(amqp, [transactionEvent(merchantId, integrationId)]);
+      await waitFor(async () => (await gauges()).lastAttemptFailed === before.lastAttemptFailed + 3, {
+        what: 'the three failed attempts counted',
+      });
+      expect(await gauges()).toEqual({ lastAttemptFailed: before.lastAttemptFailed + 3, failing: before.failing });
+
+      // One has failed for an hour (its episode moved back), one is disabled (as webhook-config does): not counted.
+      const [longFailing, disabled] = hooks;
+      await db().query(
+        `UPDATE webhook_health SET failing_since = now() - interval '61 minutes' WHERE webhook_id = $1`,
+        [longFailing.id],
+      );
+      await db().query(`UPDATE webhook SET enabled = false, disabled_reason = 'failing' WHERE id = $1`, [disabled.id]);
+      expect(await gauges()).toEqual({ lastAttemptFailed: before.lastAttemptFailed + 2, failing: before.failing + 1 });
+      expect(await scrape()).toMatch(/^# HELP webhooks_failing .*aggregate with max\(\)$/m);
     });
   },
 });

@@ -44,7 +44,7 @@ describe('the alert rules (deploy/prometheus)', () => {
 });
 
 describe('the Grafana dashboard (deploy/grafana)', () => {
-  it('has a query in each panel but the note on webhooks, each valid PromQL (checked as recording rules)', async () => {
+  it('has a query in each panel but the rows, each valid PromQL (checked as recording rules)', async () => {
     const panels = (await dashboardPanels()).filter((panel) => panel.targets !== undefined);
     expect(panels.length).toBeGreaterThan(10);
     for (const panel of panels) expect(panel.targets?.every((target) => target.expr)).toBe(true);

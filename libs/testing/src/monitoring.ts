@@ -20,8 +20,8 @@ export const MONITORING_FILES = {
 export const METRIC_PREFIXES: Record<string, readonly string[]> = {
   '*': ['http_', 'process_', 'nodejs_'],
   'transaction-api': ['outbox_'],
-  'webhook-config': [],
-  'webhook-dispatcher': ['webhook_'],
+  'webhook-config': ['webhooks_disabled'],
+  'webhook-dispatcher': ['webhook_', 'webhooks_failing', 'webhooks_last_attempt_failed'],
 };
 
 export interface PromtoolRun {

@@ -9,6 +9,7 @@ import { WebhookChangePublisher } from './webhook-change.publisher.js';
 import { WebhookController } from './webhook.controller.js';
 import { WebhookHealthRepository } from './webhook-health.repository.js';
 import { WebhookLookup } from './webhook.lookup.js';
+import { WebhookMetrics } from './webhook.metrics.js';
 import { WebhookOptionsController } from './webhook-options.controller.js';
 import { WebhookRepository } from './webhook.repository.js';
 import { WebhookSecretController } from './webhook-secret.controller.js';
@@ -21,8 +22,8 @@ import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-u
 import './webhook.problems.js';
 
 /**
- * Webhook settings and secrets; exports WebhookLookup for the log and delivery features, and the repository and change
- * publisher for the notices (which disable a webhook that kept failing).
+ * Webhook settings and secrets, and the gauge of disabled webhooks; exports WebhookLookup for the log and delivery
+ * features, and the repository and change publisher for the notices (which disable a webhook that kept failing).
  */
 @Module({
   imports: [
@@ -41,6 +42,7 @@ import './webhook.problems.js';
     WebhookUrlPolicy,
     WebhookChangePublisher,
     WebhookHealthRepository,
+    WebhookMetrics,
     { provide: HOST_RESOLVER, useValue: systemHostResolver },
     {
       provide: SecretCipher,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { WebhookEntity, WebhookSecretEntity } from '#persistence';
+import { WebhookEntity, WebhookSecretEntity, type WebhookDisabledReason } from '#persistence';
 import { DataSource, Repository } from 'typeorm';
 
 export type WebhookSettings = Pick<
@@ -73,6 +73,13 @@ export class WebhookRepository {
       .where('id = :id AND merchant_id = :merchantId AND enabled', { id, merchantId })
       .execute();
     return (result.affected ?? 0) > 0;
+  }
+
+  /** Disabled webhooks of every merchant by reason (a reason none is disabled for is absent), index only. */
+  async countDisabled(): Promise<Array<{ reason: WebhookDisabledReason; count: number }>> {
+    return this.dataSource.query(
+      `SELECT disabled_reason AS reason, count(*)::int AS count FROM webhook WHERE NOT enabled GROUP BY disabled_reason`,
+    );
   }
 
   /**

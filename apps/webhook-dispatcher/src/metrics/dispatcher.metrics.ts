@@ -21,10 +21,8 @@ export const DECISIONS = [
 
 /**
  * The dispatcher's delivery metrics, in the process's registry (served at /metrics). Every outcome and decision is
- * there from the start, at 0, so that rates and ratios over them exist before the first one happens.
- *
- * Disabled and failing webhooks (gauges read from the database at scrape time, like the queue depths in
- * QueueDepthMetrics) belong here once webhooks are disabled after failing for WEBHOOK_DISABLE_AFTER.
+ * there from the start, at 0, so that rates and ratios over them exist before the first one happens. The gauges read
+ * at scrape time are apart: QueueDepthMetrics, WebhookHealthMetrics (failing webhooks), PartitionMaintenanceMetrics.
  */
 @Injectable()
 export class DispatcherMetrics {

@@ -3,7 +3,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export type WebhookContentType = 'json' | 'php-post';
 export type WebhookEventCategory = 'transaction' | 'subscription' | 'payout';
 /** Why a webhook is disabled: by its merchant, or by the platform after its attempts failed for WEBHOOK_DISABLE_AFTER. */
-export type WebhookDisabledReason = 'manual' | 'failing';
+export const WEBHOOK_DISABLED_REASONS = ['manual', 'failing'] as const;
+export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
 /** A merchant's webhook. `url` is stored exactly as the merchant gave it. */
 @Entity('webhook')

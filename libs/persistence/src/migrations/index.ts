@@ -16,6 +16,7 @@ import { WebhookLifecycle1763801900000 } from './1763801900000-webhook-lifecycle
 import { SupersededRepeats1763802000000 } from './1763802000000-superseded-repeats.js';
 import { WebhookRate1763802100000 } from './1763802100000-webhook-rate.js';
 import { WebhookNotices1763802200000 } from './1763802200000-webhook-notices.js';
+import { FailingAndDisabledWebhookIndexes1763802300000 } from './1763802300000-failing-and-disabled-webhook-indexes.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   SupersededRepeats1763802000000,
   WebhookRate1763802100000,
   WebhookNotices1763802200000,
+  FailingAndDisabledWebhookIndexes1763802300000,
 ];

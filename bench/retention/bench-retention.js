@@ -10,7 +10,7 @@
 //    page, then two more through the cursor, of a webhook holding a share of the filled log).
 // 3. drop: after BENCH_BEFORE_SECONDS (20) of load, the dispatcher's partition maintenance (its own class, in this
 //    process, on a session of the dispatcher's role) removes the oldest day; the load goes on BENCH_AFTER_SECONDS
-//    (10). BENCH_DROPS (1) days are dropped so, one after another. Reported: each run's duration, the delivery latency
+//    (10). BENCH_DROPS (5) days are dropped so, one after another. Reported: each run's duration, the delivery latency
 //    (event published → receiver) and the log-page latency, p50/p99 before each drop and from its start on (each
 //    drop's, with its p99 by half second, and all drops' together), and the tables' sizes before and after.
 // Everything runs on 127.0.0.1 against the machine's PostgreSQL (database bench_retention, dropped afterwards) and a
@@ -30,7 +30,7 @@ const BEFORE_SECONDS = Number(process.env.BENCH_BEFORE_SECONDS ?? 20);
 const AFTER_SECONDS = Number(process.env.BENCH_AFTER_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 /** Days dropped, one after another (each measured on its own: BEFORE_SECONDS, the drop, AFTER_SECONDS). */
-const DROPS = Number(process.env.BENCH_DROPS ?? 1);
+const DROPS = Number(process.env.BENCH_DROPS ?? 5);
 /** Webhooks the filled log is spread over (one merchant's); the reader pages the first. */
 const FILL_WEBHOOKS = Number(process.env.BENCH_FILL_WEBHOOKS ?? 20);
 const DAY = 86_400_000;

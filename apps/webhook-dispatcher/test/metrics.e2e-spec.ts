@@ -81,8 +81,15 @@ metricsSuite('webhook-dispatcher', () => startDispatcher(ENV), {
         expect(text).toMatch(new RegExp(`^webhook_deliveries_total\\{outcome="${outcome}"\\} \\d+$`, 'm'));
       expect(text).toMatch(/^webhook_deliveries_total\{outcome="success"\} 1$/m);
       expect(text).toMatch(/^webhook_deliveries_total\{outcome="no_response"\} 0$/m);
-      for (const decision of DECISIONS)
-        expect(text).toMatch(new RegExp(`^webhook_delivery_decisions_total\\{decision="${decision}"\\} 0$`, 'm'));
+      // Stand-ins an earlier suite's long attempts left in the run's guard queue come back to the delivery queue
+      // after the guard delay, and this suite's dispatcher may be the one that finds them logged and drops them.
+      const leftovers = ['stand_in_dropped', 'redelivery_dropped'];
+      for (const decision of DECISIONS) {
+        const value = leftovers.includes(decision) ? '\\d+' : '0';
+        expect(text).toMatch(
+          new RegExp(`^webhook_delivery_decisions_total\\{decision="${decision}"\\} ${value}$`, 'm'),
+        );
+      }
     });
 
     // Last: the test above expects the decisions of the suite's one successful delivery only.

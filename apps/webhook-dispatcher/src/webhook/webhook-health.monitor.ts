@@ -9,6 +9,8 @@ import { WebhookCache } from './webhook.cache.js';
 export const FAILING_NOTICE_AFTER_MS = 3_600_000;
 /** At least this many failed attempts before a webhook is disabled, however long it has failed. */
 export const DISABLE_AFTER_FAILURES = 10;
+/** Reports this process remembers having sent or sending (then it forgets them all: a repeat is harmless). */
+const REMEMBERED_REPORTS = 10_000;
 
 /** A webhook's health as the log writer's statement left it (delivery.webhook_health). */
 export interface HealthRow {
@@ -26,11 +28,14 @@ const sameTime = (a: Date | null, b: Date | null) => a !== null && b !== null &&
  * that it has failed for WEBHOOK_DISABLE_AFTER with at least DISABLE_AFTER_FAILURES attempts (to be disabled). Looks
  * at the health each batch of log entries leaves (DeliveryLogWriter), so at the pace of the webhook's attempts. The
  * report is published (confirmed) before it is marked as sent: a process that dies in between, or a second process
- * seeing the same episode, sends it again, and webhook-config acts once per episode.
+ * seeing the same episode, sends it again, and webhook-config acts once per episode. Within a process a report is
+ * sent once: batches logged side by side each see the episode unreported until the first marks it.
  */
 @Injectable()
 export class WebhookHealthMonitor {
   private readonly logger = new Logger(WebhookHealthMonitor.name);
+  /** `webhook type` → the episode (failing_since, ms) this process has sent, or is sending, that report for. */
+  private readonly sent = new Map<string, number>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -65,6 +70,10 @@ export class WebhookHealthMonitor {
    */
   async observe(rows: HealthRow[], now: number = Date.now()): Promise<void> {
     for (const { row, type } of this.due(rows, now)) {
+      const key = `${row.webhook_id} ${type}`;
+      if (this.sent.get(key) === row.failing_since!.getTime()) continue;
+      if (this.sent.size >= REMEMBERED_REPORTS) this.sent.clear();
+      this.sent.set(key, row.failing_since!.getTime());
       try {
         const webhook = await this.cache.forDelivery(row.webhook_id);
         if (!webhook) continue; // deleted meanwhile
@@ -87,6 +96,7 @@ export class WebhookHealthMonitor {
           merchantId: webhook.merchantId,
         });
       } catch (error) {
+        this.sent.delete(key);
         this.logger.warn({
           msg: `could not report ${type} for webhook ${row.webhook_id} (tried again at its next attempt): ${(error as Error).message}`,
           webhookId: row.webhook_id,

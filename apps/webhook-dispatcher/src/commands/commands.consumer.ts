@@ -7,8 +7,9 @@ import { ManualDeliveryService } from './manual-delivery.service.js';
 const COMMAND_PREFETCH = 16;
 
 /**
- * Consumes `dispatcher.commands`, webhook-config's requests for a test delivery or a resend. A command is acked once
- * its delivery message is confirmed, or once it turned out to need none (webhook gone, resend limit reached). One that
+ * Consumes `dispatcher.commands`, webhook-config's requests for a test delivery, a resend or a recover. A command is
+ * acked once its delivery messages are confirmed, or once it turned out to need none (webhook gone, resend limit
+ * reached). One that
  * is not a dispatcher command of a known version is parked in `dispatcher.commands.parked`, with its reason.
  */
 @Injectable()

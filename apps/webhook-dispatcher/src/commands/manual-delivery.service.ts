@@ -97,7 +97,8 @@ export class ManualDeliveryService {
    * Sends again every delivery of the webhook's events since `since` whose latest outcome is failed or skipped: each
    * as its next manual attempt (the same webhook-id and body), as a resend would, page by page; the rate limit
    * (maxPerSecond) paces them at delivery. A delivery at its attempt limit is left out. Acked once all are queued; if
-   * this process stops before, the command comes back and sends those still failed or skipped.
+   * this process stops before, the command comes back and sends those still failed or skipped, except those already
+   * queued and not yet made (recoverable leaves them out): none twice.
    */
   async recover(command: RecoverCommand): Promise<void> {
     const since = new Date(command.since);

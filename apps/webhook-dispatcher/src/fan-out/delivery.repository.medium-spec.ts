@@ -234,4 +234,27 @@ describe('DeliveryRepository.recoverable (real PostgreSQL)', () => {
     const second = await repository.recoverable(webhookId, since, { createdAt: last.created_at, id: last.id }, 2);
     expect([...first, ...second].map((row) => row.id)).toEqual(all.map((row) => row.id));
   });
+
+  it('leaves out a delivery whose manual attempt is taken and not yet logged: a recover that comes back after its process stopped sends it once', async () => {
+    const since = new Date(Date.now() - 2 * HOUR);
+    const failed = await delivery(Date.now() - HOUR, [
+      ['failed', 1],
+      ['failed', 2],
+    ]);
+    expect((await repository.recoverable(webhookId, since, undefined, 100)).map((row) => row.id)).toContain(failed);
+
+    // The first recover takes its manual attempt (3) and queues it; the process stops before it is made.
+    const taken = await repository.takeManualAttempt(failed, webhookId, 50, async () => undefined);
+    expect(taken).toEqual({ attempt: 3 });
+    expect((await repository.recoverable(webhookId, since, undefined, 100)).map((row) => row.id)).not.toContain(failed);
+
+    // Made and logged, failed again: a later recover sends it once more.
+    await admin.query(
+      `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
+                                duration_ms, manual, created_at)
+       VALUES (gen_random_uuid(), $1, $2, 3, 'transaction', gen_random_uuid(), '{}', 'failed', 500, 5, true, now())`,
+      [failed, webhookId],
+    );
+    expect((await repository.recoverable(webhookId, since, undefined, 100)).map((row) => row.id)).toContain(failed);
+  });
 });

@@ -288,18 +288,12 @@ export class DeliveryRepository {
   }
 
   /**
-   * Takes the next manual attempt of a delivery of `webhookId`, unless its attempts would exceed `max`: automatic ones
-   * logged plus manual ones taken, this one included (rows from before the counter: the manual ones logged). `send`
-   * gets the attempt's number — above every number logged and every manual one taken before, so that it is never
-   * taken for the redelivery of another attempt. One database transaction: the delivery row is locked first
-   * (concurrent resends count one after the other, and the log is read after the lock), and the attempt counts only
-   * if `send` succeeds. `gone`: no such delivery of that webhook (deleted with it since, or removed after
-   * WEBHOOK_LOG_RETENTION). Waits out database outages.
-   */
-  /**
    * A page of the webhook's deliveries of events since `since` whose latest log entry is `failed` or `skipped` (what
    * a recover sends again), oldest first, after `after` (the previous page's last). Each delivery's entries are read
    * through the index (delivery_id, attempt); every entry of a delivery is no older than the delivery itself.
+   * A delivery whose last manual attempt is taken but not logged yet is left out: it is on its way (a recover that
+   * comes back after its process stopped half-way must not send it twice). One whose manual attempt never gets
+   * logged (its message parked) stays out of recovers; a resend still reaches it.
    */
   recoverable(
     webhookId: string,
@@ -315,6 +309,10 @@ export class DeliveryRepository {
             AND (SELECT l.outcome FROM webhook_log l
                   WHERE l.delivery_id = d.id AND l.created_at >= $2
                   ORDER BY l.created_at DESC, l.id DESC LIMIT 1) IN ('failed', 'skipped')
+            AND (d.last_manual_attempt = 0 OR EXISTS (
+                  SELECT FROM webhook_log l
+                   WHERE l.delivery_id = d.id AND l.attempt = d.last_manual_attempt AND l.manual
+                     AND l.created_at >= $2))
           ORDER BY d.created_at, d.id
           LIMIT $5`,
         [webhookId, since, after?.createdAt ?? null, after?.id ?? null, limit],
@@ -322,6 +320,15 @@ export class DeliveryRepository {
     );
   }
 
+  /**
+   * Takes the next manual attempt of a delivery of `webhookId`, unless its attempts would exceed `max`: automatic ones
+   * logged plus manual ones taken, this one included (rows from before the counter: the manual ones logged). `send`
+   * gets the attempt's number — above every number logged and every manual one taken before, so that it is never
+   * taken for the redelivery of another attempt. One database transaction: the delivery row is locked first
+   * (concurrent resends count one after the other, and the log is read after the lock), and the attempt counts only
+   * if `send` succeeds. `gone`: no such delivery of that webhook (deleted with it since, or removed after
+   * WEBHOOK_LOG_RETENTION). Waits out database outages.
+   */
   takeManualAttempt(
     deliveryId: string,
     webhookId: string,

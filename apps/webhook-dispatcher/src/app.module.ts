@@ -22,6 +22,10 @@ import { FanOutConsumer } from './fan-out/fan-out.consumer.js';
 import { FanOutService } from './fan-out/fan-out.service.js';
 import { DispatcherMetrics } from './metrics/dispatcher.metrics.js';
 import { QueueDepthMetrics } from './metrics/queue-depth.metrics.js';
+import { RecoverStates } from './recover/recover-state.cache.js';
+import { RecoverJob } from './recover/recover.job.js';
+import { RecoverRepository } from './recover/recover.repository.js';
+import { RecoverService } from './recover/recover.service.js';
 import { PartitionMaintenanceJob } from './retention/partition-maintenance.job.js';
 import { PartitionMaintenanceMetrics } from './retention/partition-maintenance.metrics.js';
 import { PartitionMaintenance } from './retention/partition-maintenance.service.js';
@@ -63,6 +67,10 @@ export class AppModule {
         DeliveryPublisher,
         DeliveryAttempt,
         SupersededRepository,
+        RecoverRepository,
+        RecoverStates,
+        RecoverService,
+        RecoverJob,
         DeliveryGate,
         DeliveryService,
         DeliveryConsumer,

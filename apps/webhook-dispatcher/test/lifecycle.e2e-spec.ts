@@ -171,7 +171,8 @@ describe('webhook-dispatcher delivery lifecycle: disabled webhooks and health (r
     await db().query(`UPDATE webhook SET enabled = true, disabled_reason = NULL WHERE id = $1`, [hook.id]);
     await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
     await publishRecoverCommand(amqp, {
-      requestId: randomUUIDv7(),
+      type: 'webhook.recover',
+      recoverId: randomUUIDv7(),
       webhookId: hook.id,
       merchantId,
       since: since.toISOString(),

@@ -103,6 +103,8 @@ export const deliveryMessages = messageContract('delivery message', {
     deliveryId: uuid,
     // A manual resend or test: exactly one attempt, never scheduled for repeats.
     manual: { type: 'boolean' },
+    // The recover that sent this manual attempt (delivery.webhook_recover): not made once it is cancelled.
+    recoverId: uuid,
     // What an attempt needs of the delivery, so that the hot path reads no row.
     snapshot: {
       type: 'object',
@@ -296,24 +298,30 @@ export async function publishWebhookHealthReport(
 }
 
 /**
- * `webhook.recover` on `webhooks.commands` → `dispatcher.commands` (owner: webhook-config; consumer: the dispatcher's
- * commands): deliver once more every event since `since` (ISO 8601) whose latest outcome for the webhook is failed or
- * skipped, each as a manual attempt of its delivery (the same webhook-id), within the webhook's maxPerSecond.
- * `requestId`: the request's id (logged), `requestedAt` when the merchant asked.
+ * A recover, on `webhooks.commands` → `dispatcher.commands` (owner: webhook-config; consumer: the dispatcher's
+ * recover jobs, which own its state):
+ * - `webhook.recover`: start recover `recoverId` (a v7 uuid webhook-config chose): deliver once more every event
+ *   since `since` (ISO 8601) whose latest outcome for the webhook is failed or skipped, each as a manual attempt of its
+ *   delivery (the same webhook-id), within the webhook's maxPerSecond. Started once however often it arrives; not
+ *   started while another recover of the webhook runs.
+ * - `webhook.recover-cancel`: stop the webhook's running recover (`recoverId`, when given, only that one).
+ * `requestedAt`: when the merchant asked.
  */
 export const RECOVER_COMMAND = 'webhook.recover';
+export const RECOVER_CANCEL_COMMAND = 'webhook.recover-cancel';
 export const recoverCommands = messageContract('recover command', {
   type: 'object',
   properties: {
     v: VERSION_1,
-    type: { const: RECOVER_COMMAND },
-    requestId: uuid,
+    type: { enum: [RECOVER_COMMAND, RECOVER_CANCEL_COMMAND] },
+    recoverId: uuid,
     webhookId: uuid,
     merchantId: uuid,
-    since: text,
+    // Required to start one (the consumer parks a start without it).
+    since: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$' },
     requestedAt: text,
   },
-  required: ['v', 'type', 'requestId', 'webhookId', 'merchantId', 'since', 'requestedAt'],
+  required: ['v', 'type', 'recoverId', 'webhookId', 'merchantId', 'requestedAt'],
   additionalProperties: false,
 });
 export type RecoverCommand = MessageOf<typeof recoverCommands>;
@@ -321,11 +329,11 @@ export type RecoverCommand = MessageOf<typeof recoverCommands>;
 /** Publishes a recover command; resolves once the broker has confirmed it. */
 export async function publishRecoverCommand(
   amqp: AmqpClient,
-  command: Omit<RecoverCommand, 'v' | 'type' | 'requestedAt'>,
+  command: Omit<RecoverCommand, 'v' | 'requestedAt'>,
 ): Promise<void> {
-  const body: RecoverCommand = { v: 1, type: RECOVER_COMMAND, ...command, requestedAt: new Date().toISOString() };
-  await amqp.publish(EXCHANGES.commands, RECOVER_COMMAND, Buffer.from(JSON.stringify(body)), {
-    messageId: command.requestId,
+  const body: RecoverCommand = { v: 1, ...command, requestedAt: new Date().toISOString() };
+  await amqp.publish(EXCHANGES.commands, command.type, Buffer.from(JSON.stringify(body)), {
+    messageId: randomUUIDv7(),
   });
 }
 

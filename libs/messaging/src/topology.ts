@@ -8,6 +8,9 @@ import type { ConfirmChannel } from 'amqplib';
  *   webhooks.deliveries (direct) ──deliver──▶ dispatcher.deliveries (quorum) ──▶ HTTP delivery
  *                                ──deliver-slow[.<n>]──▶ dispatcher.deliveries.slow[.<n>] (quorum, 8 shards): webhooks that
  *                                  hang or answer slowly, each webhook always in the same shard
+ *                                ──deliver-recover──▶ dispatcher.deliveries.recover (quorum): a recover's deliveries,
+ *                                  fed by its job at the pace they are attempted, out of the way of everyone's first
+ *                                  attempts
  *   dispatcher.retry.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver
  *   dispatcher.guard.<ms> (quorum, TTL <ms>) ──dead-letters──▶ webhooks.deliveries/deliver: stand-ins for
  *     attempts that outlived their message (see the dispatcher's DeliveryService)
@@ -40,6 +43,8 @@ export const EXCHANGES = {
 export const QUEUES = {
   dispatcherEvents: 'dispatcher.events',
   deliveries: 'dispatcher.deliveries',
+  /** A recover's deliveries (its job keeps at most a window of them here). */
+  recoverDeliveries: 'dispatcher.deliveries.recover',
   parkedEvents: 'dispatcher.events.parked',
   parkedDeliveries: 'dispatcher.deliveries.parked',
   /** webhooks.config messages a dispatcher could not read (each process parks its own copy). */
@@ -53,6 +58,7 @@ export const QUEUES = {
 
 export const ROUTING_KEYS = {
   deliver: 'deliver',
+  deliverRecovered: 'deliver-recover',
   parkedEvents: 'events.parked',
   parkedDeliveries: 'deliveries.parked',
   parkedConfig: 'config.parked',
@@ -134,6 +140,7 @@ export function durableQueues(options: TopologyOptions): string[] {
   return [
     QUEUES.dispatcherEvents,
     QUEUES.deliveries,
+    QUEUES.recoverDeliveries,
     ...SLOW_LANE_QUEUES,
     QUEUES.dispatcherCommands,
     ...delayQueues(options).map(([name]) => name),
@@ -248,6 +255,9 @@ export async function declareTopology(
     await channel.assertQueue(queue, { durable: true, arguments: deliveryQueueArguments });
     await channel.bindQueue(queue, EXCHANGES.deliveries, slowLaneRoutingKey(shard));
   }
+  // A recover's deliveries: a backlog of its own, never ahead of anybody's first attempts in the delivery queue.
+  await channel.assertQueue(QUEUES.recoverDeliveries, { durable: true, arguments: deliveryQueueArguments });
+  await channel.bindQueue(QUEUES.recoverDeliveries, EXCHANGES.deliveries, ROUTING_KEYS.deliverRecovered);
 
   for (const [name, delayMs] of delayQueues(options)) {
     await channel.assertQueue(name, {

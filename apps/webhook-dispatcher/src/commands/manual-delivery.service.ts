@@ -8,7 +8,7 @@ import {
   type PayloadObject,
   type WebhookVersion,
 } from '#domain';
-import type { DeliverySnapshot, DispatcherCommand, RecoverCommand } from '#messaging';
+import type { DeliverySnapshot, DispatcherCommand } from '#messaging';
 import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
@@ -92,46 +92,7 @@ export class ManualDeliveryService {
       });
     }
   }
-
-  /**
-   * Sends again every delivery of the webhook's events since `since` whose latest outcome is failed or skipped: each
-   * as its next manual attempt (the same webhook-id and body), as a resend would, page by page; the rate limit
-   * (maxPerSecond) paces them at delivery. A delivery at its attempt limit is left out. Acked once all are queued; if
-   * this process stops before, the command comes back and sends those still failed or skipped, except those already
-   * queued and not yet made (recoverable leaves them out): none twice.
-   */
-  async recover(command: RecoverCommand): Promise<void> {
-    const since = new Date(command.since);
-    let after: { createdAt: Date; id: string } | undefined;
-    let sent = 0;
-    let refused = 0;
-    for (;;) {
-      const page = await this.deliveries.recoverable(command.webhookId, since, after, RECOVER_PAGE);
-      for (const delivery of page) {
-        const taken = await this.deliveries.takeManualAttempt(
-          delivery.id,
-          command.webhookId,
-          MAX_ATTEMPTS_PER_DELIVERY,
-          (attempt) =>
-            this.publisher.publish({ v: 1, deliveryId: delivery.id, manual: true }, attempt, { to: 'deliveries' }),
-        );
-        if ('attempt' in taken) sent += 1;
-        else if ('refused' in taken) refused += 1;
-      }
-      if (page.length < RECOVER_PAGE) break;
-      const last = page[page.length - 1];
-      after = { createdAt: last.created_at, id: last.id };
-    }
-    this.logger.log({
-      msg: `recover ${command.requestId} of webhook ${command.webhookId} since ${command.since}: ${sent} sent again, ${refused} at their attempt limit`,
-      webhookId: command.webhookId,
-      merchantId: command.merchantId,
-    });
-  }
 }
-
-/** Deliveries a recover reads and sends per page. */
-const RECOVER_PAGE = 500;
 
 const fieldsOf = (command: DispatcherCommand) => ({
   deliveryId: command.deliveryId,

@@ -56,6 +56,12 @@ export class WebhookDispatcherConfig {
    */
   readonly rateDelaysMs: readonly number[] = [1_000, 10_000, 60_000];
 
+  /**
+   * Recovered deliveries in flight per process (the recover lane's prefetch): each recover's job keeps at most a
+   * window of them queued (RecoverJob), so this bounds how much of a process recovers take beside new deliveries.
+   */
+  readonly recoverConcurrency = 128;
+
   /** The delay queues this process declares and publishes to. */
   get topology(): TopologyOptions {
     return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs, rateDelaysMs: this.rateDelaysMs };

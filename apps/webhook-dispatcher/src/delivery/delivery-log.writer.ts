@@ -25,8 +25,10 @@ export interface AttemptRecord {
   responseExcerpt: string | null;
   createdAt: Date;
   nextAttemptAt: Date | null;
-  /** A test or resend from the merchant backend (see attemptLogged). */
+  /** A test, resend or recovered delivery from the merchant backend (see attemptLogged). */
   manual: boolean;
+  /** The recover that sent it (its sent count grows with the entry). Not a log column. */
+  recoverId?: string;
   /**
    * The event's position in its subject's history when it supersedes (supersedingPosition): a delivered attempt
    * records it as its subject's newest delivered to the webhook (delivery.subject_delivered). Not a log column.
@@ -177,6 +179,11 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
       const { webhookId, eventType, position, createdAt } = record;
       delivered.push({ webhookId, eventType, subject: record.request.uuid, position, createdAt });
     }
+    // Where each entry's delivery row is (its day partition), for keeping the delivery's `recoverable`.
+    const rows = records.map((record) => {
+      const { from, to } = createdAtRangeOf(record.deliveryId);
+      return { ...record, deliveryFrom: from, deliveryTo: to };
+    });
     const failing: HealthRow[] = await this.db.query(
       `WITH inserted AS (
          INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
@@ -186,7 +193,12 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
                 request jsonb, outcome text, status int, "durationMs" int, error text, "responseExcerpt" text,
                 "createdAt" timestamptz, "nextAttemptAt" timestamptz, manual boolean)
          ON CONFLICT (id, created_at) DO NOTHING
-         RETURNING webhook_id, created_at, outcome),
+         RETURNING id, delivery_id, webhook_id, attempt, manual, created_at, outcome),
+       extra AS (
+         SELECT i.*, x."recoverId", x."deliveryFrom", x."deliveryTo"
+           FROM inserted i
+           JOIN json_to_recordset($1::json)
+                AS x(id uuid, "recoverId" uuid, "deliveryFrom" timestamptz, "deliveryTo" timestamptz) USING (id)),
        attempts AS (SELECT * FROM inserted WHERE outcome IN ('delivered', 'failed')),
        per AS (
          SELECT webhook_id, max(created_at) AS last_attempt_at,
@@ -228,9 +240,28 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
          ON CONFLICT (webhook_id, event_type, subject_id) DO UPDATE
            SET position = excluded.position, delivered_hour = excluded.delivered_hour
            WHERE s.position < excluded.position
+         RETURNING 1),
+       marks AS (
+         SELECT DISTINCT ON (delivery_id) delivery_id, outcome IN ('failed', 'skipped') AS recoverable, created_at,
+                "deliveryFrom", "deliveryTo"
+           FROM extra
+          WHERE outcome <> 'delivered' OR attempt > 1 OR manual
+          ORDER BY delivery_id, created_at DESC),
+       flagged AS (
+         UPDATE webhook_delivery d SET recoverable = m.recoverable, outcome_at = m.created_at
+           FROM marks m
+          WHERE d.id = m.delivery_id AND d.created_at BETWEEN m."deliveryFrom" AND m."deliveryTo"
+            AND (d.outcome_at IS NULL OR d.outcome_at <= m.created_at)
+         RETURNING 1),
+       recovered AS (
+         INSERT INTO webhook_recover_sent AS s (recover_id, sent, at)
+         SELECT "recoverId", count(*), clock_timestamp() FROM extra
+          WHERE "recoverId" IS NOT NULL AND outcome IN ('delivered', 'failed')
+          GROUP BY 1 ORDER BY 1
+         ON CONFLICT (recover_id) DO UPDATE SET sent = s.sent + excluded.sent, at = excluded.at
          RETURNING 1)
        SELECT * FROM health WHERE failing_since IS NOT NULL`,
-      [JSON.stringify(records), JSON.stringify(delivered)],
+      [JSON.stringify(rows), JSON.stringify(delivered)],
     );
     // Reports on webhooks failing long (an hour; WEBHOOK_DISABLE_AFTER) go out beside the batch, not in its way.
     if (failing.length > 0) void this.monitor.observe(failing);

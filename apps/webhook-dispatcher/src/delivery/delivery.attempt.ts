@@ -15,7 +15,7 @@ import { HttpSender } from './http.sender.js';
 import { supersedingPosition } from './superseded.repository.js';
 
 /** Which queue a delivery message came from (the slow lane has its own HTTP connection pool). */
-export type Lane = 'normal' | 'slow';
+export type Lane = 'normal' | 'slow' | 'recover';
 
 /**
  * Makes one attempt of a delivery: signs the stored body, POSTs it, queues what follows (a repeat in its delay
@@ -94,7 +94,7 @@ export class DeliveryAttempt {
         webhook.url,
         { ...headers, 'user-agent': 'payments-webhooks/1.0' },
         snapshot.body,
-        lane,
+        lane === 'slow' ? 'slow' : 'normal',
       );
     } finally {
       this.metrics.inFlight.dec();
@@ -150,6 +150,7 @@ export class DeliveryAttempt {
       createdAt,
       nextAttemptAt,
       manual: message.manual === true,
+      recoverId: message.recoverId,
       position: supersedingPosition(snapshot),
     });
     if (this.debugLines) {

@@ -32,6 +32,11 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
       prefetch: Math.ceil(this.config.slowLaneConcurrency / SLOW_LANE_QUEUES.length),
       priority: this.config.consumerPriority,
     });
+    // Recovers' deliveries: their jobs keep a window of them queued; attempted on a prefetch of their own.
+    await this.amqp.consume(QUEUES.recoverDeliveries, (raw) => this.handle(raw, 'recover'), {
+      prefetch: this.config.recoverConcurrency,
+      priority: this.config.consumerPriority,
+    });
   }
 
   private async handle(raw: ConsumeMessage, lane: Lane): Promise<'ack'> {

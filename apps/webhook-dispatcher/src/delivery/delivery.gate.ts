@@ -3,6 +3,7 @@ import { randomUUIDv7 } from 'node:crypto';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
+import { RecoverStates } from '../recover/recover-state.cache.js';
 import type { SigningWebhook } from '../webhook/webhook.cache.js';
 import { DeliveryLogWriter, notAttemptedRecord } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
@@ -26,6 +27,7 @@ export class DeliveryGate {
     private readonly metrics: DispatcherMetrics,
     private readonly rate: WebhookRateLimiter,
     private readonly superseded: SupersededRepository,
+    private readonly recovers: RecoverStates,
   ) {}
 
   async pass(
@@ -36,10 +38,19 @@ export class DeliveryGate {
     /** The start booked for it in its webhook's rate schedule (back from a rate queue). */
     rateAt?: number,
   ): Promise<GateDecision> {
-    if (!webhook.enabled && message.manual !== true) {
-      // Disabled since (a repeat that was waiting, or a delivery fanned out just before): nothing is sent, and the
-      // entry says so, for a recover later. Tests and resends are the merchant's own asking, and still made.
+    // A test or resend: one request the merchant asked for by hand.
+    const byHand = message.manual === true && message.recoverId === undefined;
+    if (!webhook.enabled && !byHand) {
+      // Disabled since (a repeat that was waiting, a recovered delivery, or a delivery fanned out just before):
+      // nothing is sent, and the entry says so, for a recover later. Tests and resends are the merchant's own asking,
+      // and still made.
       return this.notAttempted('skipped', message, attempt, snapshot, webhook);
+    }
+    if (message.recoverId !== undefined && (await this.recovers.isCancelled(message.recoverId))) {
+      // Its recover was cancelled: not made, and not logged (its latest outcome stays failed or skipped, so a later
+      // recover sends it).
+      this.metrics.scheduled.inc({ decision: 'recover_cancelled' });
+      return 'dropped';
     }
     if (
       attempt > 1 &&
@@ -54,7 +65,8 @@ export class DeliveryGate {
       return this.notAttempted('superseded', message, attempt, snapshot, webhook);
     }
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);
-    if (webhook.maxPerSecond === null) return 'open';
+    // A test or resend never waits behind the webhook's backlog: it is one request, asked for now.
+    if (webhook.maxPerSecond === null || byHand) return 'open';
     // Booked once (a delivery back from a rate queue carries its time), then waited for.
     const booked =
       rateAt === undefined

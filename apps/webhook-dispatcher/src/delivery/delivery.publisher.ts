@@ -24,6 +24,8 @@ export type DeliveryDestination =
   | { to: 'deliveries' }
   /** A delay queue: back to the delivery queue after `delayMs` (a repeat). */
   | { to: 'retry'; delayMs: number }
+  /** The recover lane: a recover's deliveries (its job paces them). */
+  | { to: 'recover' }
   /** The webhook's own shard of the slow lane. */
   | { to: 'slow-lane'; webhookId: string }
   /** The guard queue: a stand-in, back to the delivery queue after the guard delay (`x-guard`). */
@@ -57,6 +59,10 @@ export class DeliveryPublisher {
         break;
       case 'retry':
         routingKey = retryQueueName(destination.delayMs);
+        break;
+      case 'recover':
+        exchange = EXCHANGES.deliveries;
+        routingKey = ROUTING_KEYS.deliverRecovered;
         break;
       case 'slow-lane':
         exchange = EXCHANGES.deliveries;

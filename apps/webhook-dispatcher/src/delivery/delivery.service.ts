@@ -77,7 +77,9 @@ export class DeliveryService {
     /** The start booked for it in its webhook's rate schedule (back from a rate queue). */
     rateAt?: number,
   ): Promise<AttemptOutcome> {
-    if (origin !== 'fresh') {
+    // A recover's delivery checks its log too: its job queues again what it took and finds not attempted (after a
+    // process stopped), while the first copy may still be on its way.
+    if (origin !== 'fresh' || message.recoverId !== undefined) {
       // The attempt it stands in for may still be finishing here (its log write waiting out a database outage longer
       // than the guard delay): let it finish first, or the check below would find it unlogged and attempt it again.
       await this.detached.get(detachedKey(message, attempt));
@@ -111,7 +113,8 @@ export class DeliveryService {
     const gate = await this.gate.pass(message, attempt, snapshot, webhook, rateAt);
     if (gate !== 'open') return gate;
 
-    const release = lane === 'slow' ? this.slots.track(webhook.id) : await this.slots.acquire(webhook.id);
+    // The slow and recover lanes attempt within their own prefetch, without a per-webhook cap.
+    const release = lane === 'normal' ? await this.slots.acquire(webhook.id) : this.slots.track(webhook.id);
     if (!release) {
       // Slow or saturated webhook: its delivery waits in the slow lane, out of the healthy webhooks' way, in the
       // webhook's own shard of it.
@@ -120,7 +123,8 @@ export class DeliveryService {
       return 'moved-to-slow-lane';
     }
 
-    if (lane === 'slow') return this.attempts.make(message, attempt, snapshot, webhook, lane, release, () => undefined);
+    if (lane !== 'normal')
+      return this.attempts.make(message, attempt, snapshot, webhook, lane, release, () => undefined);
     // In the delivery queue an attempt whose POST is still running after SLOW_WEBHOOK_MS gives its message back: a
     // message left unacked for the whole timeout would hold a prefetch slot, and it pins the quorum queue's log,
     // which RabbitMQ then truncates in one burst that stalls every queue. A stand-in waits in the guard queue

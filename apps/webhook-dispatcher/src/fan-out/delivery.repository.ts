@@ -124,12 +124,14 @@ export class DeliveryRepository {
       );
       if (count < DELETE_BATCH) break;
     }
-    // Its health (one row, and one per hour of the last day) and its rate schedule.
+    // Its health (one row, and one per hour of the last day), its rate schedule and its recovers.
     await this.retry.run(() =>
       this.db.query(
         `WITH gone AS (SELECT $1::uuid AS id WHERE NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)),
               h AS (DELETE FROM webhook_health WHERE webhook_id IN (SELECT id FROM gone)),
-              r AS (DELETE FROM webhook_rate WHERE webhook_id IN (SELECT id FROM gone))
+              r AS (DELETE FROM webhook_rate WHERE webhook_id IN (SELECT id FROM gone)),
+              j AS (DELETE FROM webhook_recover WHERE webhook_id IN (SELECT id FROM gone) RETURNING id),
+              js AS (DELETE FROM webhook_recover_sent WHERE recover_id IN (SELECT id FROM j))
          DELETE FROM webhook_health_hour WHERE webhook_id IN (SELECT id FROM gone)`,
         [webhookId],
       ),
@@ -288,39 +290,6 @@ export class DeliveryRepository {
   }
 
   /**
-   * A page of the webhook's deliveries of events since `since` whose latest log entry is `failed` or `skipped` (what
-   * a recover sends again), oldest first, after `after` (the previous page's last). Each delivery's entries are read
-   * through the index (delivery_id, attempt); every entry of a delivery is no older than the delivery itself.
-   * A delivery whose last manual attempt is taken but not logged yet is left out: it is on its way (a recover that
-   * comes back after its process stopped half-way must not send it twice). One whose manual attempt never gets
-   * logged (its message parked) stays out of recovers; a resend still reaches it.
-   */
-  recoverable(
-    webhookId: string,
-    since: Date,
-    after: { createdAt: Date; id: string } | undefined,
-    limit: number,
-  ): Promise<Array<{ id: string; created_at: Date }>> {
-    return this.retry.run(() =>
-      this.db.query(
-        `SELECT d.id, d.created_at FROM webhook_delivery d
-          WHERE d.webhook_id = $1 AND d.created_at >= $2
-            AND ($3::timestamptz IS NULL OR (d.created_at, d.id) > ($3::timestamptz, $4::uuid))
-            AND (SELECT l.outcome FROM webhook_log l
-                  WHERE l.delivery_id = d.id AND l.created_at >= $2
-                  ORDER BY l.created_at DESC, l.id DESC LIMIT 1) IN ('failed', 'skipped')
-            AND (d.last_manual_attempt = 0 OR EXISTS (
-                  SELECT FROM webhook_log l
-                   WHERE l.delivery_id = d.id AND l.attempt = d.last_manual_attempt AND l.manual
-                     AND l.created_at >= $2))
-          ORDER BY d.created_at, d.id
-          LIMIT $5`,
-        [webhookId, since, after?.createdAt ?? null, after?.id ?? null, limit],
-      ),
-    );
-  }
-
-  /**
    * Takes the next manual attempt of a delivery of `webhookId`, unless its attempts would exceed `max`: automatic ones
    * logged plus manual ones taken, this one included (rows from before the counter: the manual ones logged). `send`
    * gets the attempt's number — above every number logged and every manual one taken before, so that it is never
@@ -355,7 +324,8 @@ export class DeliveryRepository {
         if (logged.automatic + taken >= max) return { refused: logged.automatic + taken };
         const attempt = Math.max(delivery.last_manual_attempt, logged.top) + 1;
         await manager.query(
-          `UPDATE webhook_delivery SET manual_attempts = $2, last_manual_attempt = $3
+          // Not a recover's any more (recover_id): a recover leaves it out until this attempt is logged.
+          `UPDATE webhook_delivery SET manual_attempts = $2, last_manual_attempt = $3, recover_id = NULL
             WHERE id = $1 AND created_at BETWEEN $4 AND $5`,
           [deliveryId, taken + 1, attempt, row.from, row.to],
         );

@@ -17,6 +17,8 @@ export const DECISIONS = [
   'skipped',
   'rate_limited',
   'superseded',
+  'recovered',
+  'recover_cancelled',
 ] as const;
 
 /**
@@ -43,7 +45,7 @@ export class DispatcherMetrics {
     });
     this.scheduled = new Counter({
       name: 'webhook_delivery_decisions_total',
-      help: 'What followed: retry (scheduled), parked (repeats used up), failed (no retry); slow_lane (webhook slow or saturated); handed_over (a long attempt gave its message back); stand_in_dropped, redelivery_dropped (its attempt was already logged); skipped (webhook disabled); superseded (a repeat not made: a newer event of its subject was delivered)',
+      help: 'What followed: retry (scheduled), parked (repeats used up), failed (no retry); slow_lane (webhook slow or saturated); handed_over (a long attempt gave its message back); stand_in_dropped, redelivery_dropped (its attempt was already logged); skipped (webhook disabled); superseded (a repeat not made: a newer event of its subject was delivered); recovered (queued by a recover), recover_cancelled (a recovered delivery not made: its recover was cancelled)',
       labelNames: ['decision'] as const,
       registers,
     });

@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import { dataSourceOptions, type LogOutcome, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
+import { testEnv, uuidV7At } from '#testing';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { DatabaseRetry } from '../common/database-retry.js';
+import { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
+import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
+import { RecoverRepository, type RecoverRow } from './recover.repository.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * A recover's selection and its job's bookkeeping, on a real migrated database: what it sends (the deliveries since a
+ * time whose latest outcome is failed or skipped, kept by the log writer as `recoverable`, also at the retention
+ * edge and across midnight), in batches at its place, one running per webhook, and what it finds taken and never
+ * attempted after its process stopped.
+ */
+describe('RecoverRepository (real PostgreSQL)', () => {
+  const admin = new pg.Pool({ connectionString: testEnv().databaseUrl, max: 2 });
+  let db: DataSource;
+  let recovers: RecoverRepository;
+  let deliveries: DeliveryRepository;
+  let log: DeliveryLogWriter;
+  const merchantId = randomUUID();
+  /** 29 days and 20 hours ago: inside the default 30 days, in the oldest partitions kept. */
+  const edge = Date.now() - 29 * DAY - 20 * HOUR;
+  const owner = 'medium-spec';
+
+  async function newWebhook(): Promise<string> {
+    const id = randomUUID();
+    await admin.query(
+      `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events)
+       VALUES ($1, $2, 'w', 'https://example.com/h', 'json', '2026-08-20', true, '{transaction}')`,
+      [id, merchantId],
+    );
+    return id;
+  }
+
+  /** Logs an attempt through the dispatcher's log writer, `at` (ms). */
+  async function logAttempt(
+    webhookId: string,
+    deliveryId: string,
+    attempt: number,
+    outcome: LogOutcome,
+    at: number,
+    manual = false,
+    recoverId?: string,
+  ) {
+    await log.write({
+      id: uuidV7At(at),
+      deliveryId,
+      webhookId,
+      attempt,
+      eventType: 'transaction',
+      eventId: randomUUID(),
+      request: {
+        url: 'https://example.com/h',
+        contentType: 'json',
+        version: '2026-08-20',
+        psp: null,
+        type: null,
+        uuid: 'x',
+        referenceId: null,
+      },
+      outcome,
+      status: outcome === 'delivered' ? 200 : outcome === 'failed' ? 500 : null,
+      durationMs: 5,
+      error: null,
+      responseExcerpt: null,
+      createdAt: new Date(at),
+      nextAttemptAt: null,
+      manual,
+      recoverId,
+    });
+  }
+
+  /** A delivery created `at` with log entries (outcome, minutes after it), written by the log writer. */
+  async function delivery(webhookId: string, at: number, entries: Array<[outcome: LogOutcome, afterMinutes: number]>) {
+    const id = uuidV7At(at);
+    await admin.query(
+      `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
+                                     version, retry_on_error, body, created_at)
+       VALUES ($1, $2, $3, $4, 'transaction', '{"uuid":"x"}', 'https://example.com/h', 'json', '2026-08-20', true,
+               '\\x7b7d', $5)`,
+      [id, webhookId, merchantId, uuidV7At(at), new Date(at)],
+    );
+    for (const [i, [outcome, after]] of entries.entries())
+      await logAttempt(webhookId, id, i + 1, outcome, at + after * 60_000);
+    return id;
+  }
+
+  async function startAndClaim(webhookId: string, since: Date): Promise<RecoverRow> {
+    const id = randomUUIDv7();
+    expect(await recovers.start({ id, webhookId, merchantId, since })).toBe('started');
+    const claimed = await recovers.claim(owner, 30_000);
+    expect(claimed?.id).toBe(id);
+    return claimed!;
+  }
+
+  /** Takes batches of `size` until none is left: the deliveries taken, in order. */
+  async function takeAll(recover: RecoverRow, size: number): Promise<string[]> {
+    const taken: string[] = [];
+    while (!recover.queuedAll) {
+      const batch = await recovers.takeBatch(recover, owner, size);
+      taken.push(...batch!.taken.map((attempt) => attempt.deliveryId));
+    }
+    return taken;
+  }
+
+  beforeAll(async () => {
+    db = await new DataSource(
+      dataSourceOptions({ url: testEnv().databaseUrl, poolSize: 2, ...WEBHOOK_DISPATCHER_DATABASE }),
+    ).initialize();
+    const retry = new DatabaseRetry();
+    recovers = new RecoverRepository(db, retry);
+    deliveries = new DeliveryRepository(db, retry);
+    // Health reports are not what this suite is about: nobody is told.
+    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    // The days near the edge: another suite's maintenance, with a short retention, may have dropped them meanwhile.
+    const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);
+    await admin.query('SELECT delivery.create_day_partitions($1::date, $2::date)', [
+      utcDay(edge - 2 * DAY),
+      utcDay(edge + 3 * DAY),
+    ]);
+    await admin.query(`INSERT INTO merchant (id, name) VALUES ($1, 'M')`, [merchantId]);
+  });
+  afterAll(async () => {
+    await log.onApplicationShutdown();
+    await db.destroy();
+    await admin.end();
+  });
+
+  it('counts and takes exactly the failed and skipped ones since the time, from the oldest partition on, oldest first, batch by batch', async () => {
+    const webhookId = await newWebhook();
+    const before = await delivery(webhookId, edge - HOUR, [['failed', 1]]);
+    const failedAtEdge = await delivery(webhookId, edge, [['failed', 1]]);
+    // Failed on its day, its repeat the next day (across midnight), still failed: its latest entry counts.
+    const failedAcrossDays = await delivery(webhookId, edge + 2 * HOUR, [
+      ['failed', 1],
+      ['failed', 26 * 60],
+    ]);
+    await delivery(webhookId, edge + 3 * HOUR, [
+      ['failed', 1],
+      ['delivered', 60],
+    ]);
+    const skipped = await delivery(webhookId, edge + 4 * HOUR, [['skipped', 0]]);
+    await delivery(webhookId, edge + 5 * HOUR, [['delivered', 1]]);
+    const recent = await delivery(webhookId, Date.now() - HOUR, [['failed', 1]]);
+
+    const recover = await startAndClaim(webhookId, new Date(edge - 1));
+    expect(recover.total).toBe(4);
+    const taken = await takeAll(recover, 2);
+    expect(taken).toEqual([failedAtEdge, failedAcrossDays, skipped, recent]);
+    expect(taken).not.toContain(before);
+    expect(recover.queued).toBe(4);
+    // Each got its next manual attempt, numbered above every attempt logged.
+    const [row] = await admin
+      .query(`SELECT last_manual_attempt, recover_id FROM webhook_delivery WHERE id = $1`, [failedAcrossDays])
+      .then((r) => r.rows);
+    expect(row).toEqual({ last_manual_attempt: 3, recover_id: recover.id });
+  });
+
+  it('keeps a delivery recoverable by its newest entry, whatever order the entries are written in', async () => {
+    const webhookId = await newWebhook();
+    const at = Date.now() - HOUR;
+    const id = await delivery(webhookId, at, []);
+    // The repeat's success is written before the first attempt's failure (two processes, two batches).
+    await logAttempt(webhookId, id, 2, 'delivered', at + 120_000);
+    await logAttempt(webhookId, id, 1, 'failed', at + 60_000);
+    const recover = await startAndClaim(webhookId, new Date(at - 1));
+    expect(recover.total).toBe(0);
+    expect(await takeAll(recover, 10)).toEqual([]);
+  });
+
+  it('runs one recover per webhook at a time; the same start again is the same recover', async () => {
+    const webhookId = await newWebhook();
+    await delivery(webhookId, Date.now() - HOUR, [['failed', 1]]);
+    const id = randomUUIDv7();
+    const since = new Date(Date.now() - 2 * HOUR);
+    expect(await recovers.start({ id, webhookId, merchantId, since })).toBe('started');
+    expect(await recovers.start({ id, webhookId, merchantId, since })).toBe('started');
+    expect(await recovers.start({ id: randomUUIDv7(), webhookId, merchantId, since })).toBe('refused');
+    const [{ count }] = (
+      await admin.query(`SELECT count(*)::int AS count FROM webhook_recover WHERE webhook_id = $1`, [webhookId])
+    ).rows;
+    expect(count).toBe(1);
+    // Cancelled: nothing more is taken, and the next recover may start.
+    expect(await recovers.cancel(webhookId, null, 'requested')).toEqual([id]);
+    expect(await recovers.stateOf(id)).toBe('cancelled');
+    expect(await recovers.start({ id: randomUUIDv7(), webhookId, merchantId, since })).toBe('started');
+    await recovers.cancel(webhookId, null, 'requested'); // not claimed by the tests after this one
+  });
+
+  it('refuses a recover of a disabled webhook', async () => {
+    const webhookId = await newWebhook();
+    await admin.query(`UPDATE webhook SET enabled = false, disabled_reason = 'manual' WHERE id = $1`, [webhookId]);
+    expect(
+      await recovers.start({ id: randomUUIDv7(), webhookId, merchantId, since: new Date(Date.now() - HOUR) }),
+    ).toBe('refused');
+  });
+
+  it('takes nothing for a cancelled recover', async () => {
+    const webhookId = await newWebhook();
+    await delivery(webhookId, Date.now() - HOUR, [['failed', 1]]);
+    const recover = await startAndClaim(webhookId, new Date(Date.now() - 2 * HOUR));
+    await recovers.cancel(webhookId, recover.id, 'disabled');
+    expect(await recovers.takeBatch(recover, owner, 10)).toBeUndefined();
+    expect(await recovers.renew(recover.id, owner, 30_000)).toBeUndefined();
+  });
+
+  it("leaves out a delivery whose resend is on its way, and takes a cancelled recover's deliveries again", async () => {
+    const webhookId = await newWebhook();
+    const since = new Date(Date.now() - 2 * HOUR);
+    const resent = await delivery(webhookId, Date.now() - HOUR, [['failed', 1]]);
+    const other = await delivery(webhookId, Date.now() - HOUR + 1_000, [['failed', 1]]);
+    expect(await deliveries.takeManualAttempt(resent, webhookId, 50, async () => undefined)).toEqual({ attempt: 2 });
+
+    const first = await startAndClaim(webhookId, since);
+    expect(await takeAll(first, 10)).toEqual([other]);
+    // Cancelled before `other` was attempted: the next recover takes it again; the resend is still on its way.
+    await recovers.cancel(webhookId, first.id, 'requested');
+    const second = await startAndClaim(webhookId, since);
+    expect(await takeAll(second, 10)).toEqual([other]);
+    // The resend was made and failed: a later recover sends it too.
+    await logAttempt(webhookId, resent, 2, 'failed', Date.now(), true);
+    await recovers.cancel(webhookId, second.id, 'requested');
+    const third = await startAndClaim(webhookId, since);
+    expect(await takeAll(third, 10)).toEqual([resent, other]);
+  });
+
+  it('finds what it took and never got attempted (its process stopped), and forgets each one once it is logged', async () => {
+    const webhookId = await newWebhook();
+    const at = Date.now() - HOUR;
+    const ids = [];
+    for (let i = 0; i < 5; i += 1) ids.push(await delivery(webhookId, at + i * 1_000, [['failed', 1]]));
+    const recover = await startAndClaim(webhookId, new Date(at - 1));
+    const batch = await recovers.takeBatch(recover, owner, 3);
+    expect(batch!.taken.map((attempt) => attempt.deliveryId)).toEqual(ids.slice(0, 3));
+    // The first was made (delivered), the second made and failed again; the third never.
+    await logAttempt(webhookId, ids[0], 2, 'delivered', Date.now(), true, recover.id);
+    await logAttempt(webhookId, ids[1], 2, 'failed', Date.now(), true, recover.id);
+    const fresh = (await recovers.renew(recover.id, owner, 30_000))!;
+    expect(fresh.sent).toBe(2);
+    expect(await recovers.unsent(fresh)).toEqual([{ deliveryId: ids[2], attempt: 2 }]);
+    expect(fresh.queued).toBe(3);
+  });
+});

@@ -1,0 +1,280 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { MAX_ATTEMPTS_PER_DELIVERY, ROW_TIME_SLACK_MS } from '#domain';
+import { DatabaseRetry } from '../common/database-retry.js';
+
+export type RecoverState = 'running' | 'finished' | 'cancelled';
+
+/** A recover as its job works on it (delivery.webhook_recover, its sent count beside it). */
+export interface RecoverRow {
+  id: string;
+  webhookId: string;
+  merchantId: string;
+  since: Date;
+  state: RecoverState;
+  total: number;
+  queued: number;
+  sent: number;
+  /** When its sent count last moved (or it started). */
+  progressAt: Date;
+  cursor: { createdAt: Date; id: string } | null;
+  queuedAll: boolean;
+  /** The process that held its lease before this claim (null: none did; it starts here). */
+  previousOwner: string | null;
+}
+
+/** A manual attempt taken for a recover: the delivery and the attempt's number. */
+export interface TakenAttempt {
+  deliveryId: string;
+  attempt: number;
+}
+
+const ROW = `r.id, r.webhook_id AS "webhookId", r.merchant_id AS "merchantId", r.since, r.state, r.total, r.queued,
+             coalesce(s.sent, 0) AS sent, coalesce(s.at, r.started_at) AS "progressAt",
+             r.cursor_created_at AS "cursorCreatedAt", r.cursor_id AS "cursorId", r.queued_all AS "queuedAll"`;
+
+type RawRow = Omit<RecoverRow, 'cursor' | 'previousOwner'> & {
+  cursorCreatedAt: Date | null;
+  cursorId: string | null;
+  previousOwner?: string | null;
+};
+
+const toRow = (raw: RawRow): RecoverRow => {
+  const { cursorCreatedAt, cursorId, previousOwner, ...row } = raw;
+  return {
+    ...row,
+    cursor: cursorCreatedAt && cursorId ? { createdAt: cursorCreatedAt, id: cursorId } : null,
+    previousOwner: previousOwner ?? null,
+  };
+};
+
+/**
+ * Recovers (delivery.webhook_recover): started and cancelled on webhook-config's commands, worked on by one
+ * dispatcher process at a time (a lease), which takes the next recoverable deliveries in (created_at, id) order in
+ * batches: one statement numbers their manual attempts, marks them as this recover's and moves its place on.
+ * Recoverable deliveries are found through the partial index on `webhook_delivery.recoverable` (kept by the log
+ * writer), so neither the count nor a batch reads the log of deliveries that were delivered.
+ */
+@Injectable()
+export class RecoverRepository {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly retry: DatabaseRetry,
+  ) {}
+
+  /**
+   * Starts recover `id` of an enabled webhook of `merchantId`, counting what it will send. `started`: it runs now
+   * (also when it already did: the command came twice); `refused`: another recover of the webhook runs, or the webhook
+   * is disabled or gone.
+   */
+  async start(command: {
+    id: string;
+    webhookId: string;
+    merchantId: string;
+    since: Date;
+  }): Promise<'started' | 'refused'> {
+    const rows: Array<{ id: string }> = await this.retry.run(() =>
+      this.db.query(
+        `INSERT INTO webhook_recover (id, webhook_id, merchant_id, since, state, total, started_at)
+         SELECT $1, $2, $3, $4, 'running',
+                (SELECT count(*) FROM webhook_delivery d
+                  WHERE d.webhook_id = $2 AND d.recoverable AND d.created_at >= $4),
+                clock_timestamp()
+          WHERE EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w
+                         WHERE w.id = $2 AND w.merchant_id = $3 AND w.enabled)
+         ON CONFLICT DO NOTHING
+         RETURNING id`,
+        [command.id, command.webhookId, command.merchantId, command.since],
+      ),
+    );
+    if (rows.length === 1) return 'started';
+    const [existing]: Array<{ state: RecoverState }> = await this.retry.run(() =>
+      this.db.query(`SELECT state FROM webhook_recover WHERE id = $1`, [command.id]),
+    );
+    return existing ? 'started' : 'refused';
+  }
+
+  /** Cancels the webhook's running recover (only `id`, when given); the ids cancelled. */
+  async cancel(webhookId: string, id: string | null, reason: 'requested' | 'disabled'): Promise<string[]> {
+    const [rows]: [Array<{ id: string }>, number] = await this.retry.run(() =>
+      this.db.query(
+        `UPDATE webhook_recover SET state = 'cancelled', cancel_reason = $3, finished_at = clock_timestamp(),
+                lease_owner = NULL, lease_until = NULL
+          WHERE webhook_id = $1 AND state = 'running' AND ($2::uuid IS NULL OR id = $2)
+          RETURNING id`,
+        [webhookId, id, reason],
+      ),
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The recover's state (undefined: no such recover, e.g. deleted with its webhook). */
+  async stateOf(id: string): Promise<RecoverState | undefined> {
+    const rows: Array<{ state: RecoverState }> = await this.retry.run(() =>
+      this.db.query(`SELECT state FROM webhook_recover WHERE id = $1`, [id]),
+    );
+    return rows[0]?.state;
+  }
+
+  /** Takes the lease of a running recover nobody holds (or whose holder stopped renewing it). */
+  async claim(owner: string, leaseMs: number): Promise<RecoverRow | undefined> {
+    const rows: RawRow[] = await this.retry.run(() =>
+      this.db.query(
+        `WITH free AS (
+           SELECT id, lease_owner FROM webhook_recover
+            WHERE state = 'running' AND (lease_until IS NULL OR lease_until < clock_timestamp())
+            ORDER BY started_at LIMIT 1 FOR UPDATE SKIP LOCKED),
+         claimed AS (
+           UPDATE webhook_recover r SET lease_owner = $1, lease_until = clock_timestamp() + $2 * interval '1 ms'
+             FROM free WHERE r.id = free.id
+           RETURNING r.*, free.lease_owner AS previous_owner)
+         SELECT ${ROW}, r.previous_owner AS "previousOwner"
+           FROM claimed r LEFT JOIN webhook_recover_sent s ON s.recover_id = r.id`,
+        [owner, leaseMs],
+      ),
+    );
+    return rows[0] && toRow(rows[0]);
+  }
+
+  /** Renews the lease and reads the recover; undefined when it is no longer running or no longer ours. */
+  async renew(id: string, owner: string, leaseMs: number): Promise<RecoverRow | undefined> {
+    const rows: RawRow[] = await this.retry.run(() =>
+      this.db.query(
+        `WITH renewed AS (
+           UPDATE webhook_recover SET lease_until = clock_timestamp() + $3 * interval '1 ms'
+            WHERE id = $1 AND lease_owner = $2 AND state = 'running'
+           RETURNING *)
+         SELECT ${ROW} FROM renewed r LEFT JOIN webhook_recover_sent s ON s.recover_id = r.id`,
+        [id, owner, leaseMs],
+      ),
+    );
+    return rows[0] && toRow(rows[0]);
+  }
+
+  /** Gives the lease up (the process stops): another process may claim the recover at once. */
+  async release(id: string, owner: string): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_recover SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2`,
+      [id, owner],
+    );
+  }
+
+  /**
+   * Takes the next `limit` recoverable deliveries after the recover's place, in one transaction: each gets its next
+   * manual attempt (numbered above every attempt logged and taken, as a resend's), unless its attempts reached
+   * MAX_ATTEMPTS_PER_DELIVERY or a resend of it is on its way (taken, not logged yet); the recover's place moves past
+   * every delivery read, and `queued_all` is set once none is left. Returns the attempts taken, or undefined when the
+   * recover is no longer running or no longer ours (nothing was taken then).
+   */
+  async takeBatch(
+    recover: RecoverRow,
+    owner: string,
+    limit: number,
+  ): Promise<{ taken: TakenAttempt[]; read: number } | undefined> {
+    return this.retry.run(() =>
+      this.db.transaction(async (manager) => {
+        const [job]: unknown[] = await manager.query(
+          `SELECT 1 FROM webhook_recover WHERE id = $1 AND state = 'running' AND lease_owner = $2 FOR NO KEY UPDATE`,
+          [recover.id, owner],
+        );
+        if (!job) return undefined;
+        const rows: Array<{ id: string; created_at: Date; attempt: number | null }> = await manager.query(
+          `WITH picked AS (
+             SELECT d.id, d.created_at, d.last_manual_attempt, d.recover_id FROM webhook_delivery d
+              WHERE d.webhook_id = $1 AND d.recoverable AND d.created_at >= $2
+                AND ($3::timestamptz IS NULL OR (d.created_at, d.id) > ($3::timestamptz, $4::uuid))
+              ORDER BY d.created_at, d.id
+              LIMIT $5),
+           counted AS (
+             SELECT p.*, c.automatic, c.top, c.manual_logged FROM picked p,
+               LATERAL (SELECT count(*) FILTER (WHERE NOT l.manual)::int AS automatic,
+                               coalesce(max(l.attempt), 0)::int AS top,
+                               coalesce(bool_or(l.manual AND l.attempt = p.last_manual_attempt), false) AS manual_logged
+                          FROM webhook_log l
+                         WHERE l.delivery_id = p.id AND l.created_at >= p.created_at - $8 * interval '1 ms') c),
+           taken AS (
+             UPDATE webhook_delivery d
+                SET manual_attempts = d.manual_attempts + 1,
+                    last_manual_attempt = greatest(d.last_manual_attempt, c.top) + 1,
+                    recover_id = $6
+               FROM counted c
+              WHERE d.id = c.id AND d.created_at = c.created_at AND d.webhook_id = $1 AND d.created_at >= $2
+                AND c.automatic + d.manual_attempts < $7
+                AND (c.last_manual_attempt = 0 OR c.recover_id IS NOT NULL OR c.manual_logged)
+             RETURNING d.id, d.last_manual_attempt AS attempt)
+           SELECT p.id, p.created_at, t.attempt FROM picked p LEFT JOIN taken t USING (id)
+            ORDER BY p.created_at, p.id`,
+          [
+            recover.webhookId,
+            recover.since,
+            recover.cursor?.createdAt ?? null,
+            recover.cursor?.id ?? null,
+            limit,
+            recover.id,
+            MAX_ATTEMPTS_PER_DELIVERY,
+            ROW_TIME_SLACK_MS,
+          ],
+        );
+        const taken = rows.flatMap((row) =>
+          row.attempt === null ? [] : [{ deliveryId: row.id, attempt: row.attempt }],
+        );
+        const last = rows[rows.length - 1];
+        await manager.query(
+          `UPDATE webhook_recover SET queued = queued + $2, queued_all = $3,
+                  cursor_created_at = coalesce($4, cursor_created_at), cursor_id = coalesce($5, cursor_id)
+            WHERE id = $1`,
+          [recover.id, taken.length, rows.length < limit, last?.created_at ?? null, last?.id ?? null],
+        );
+        if (last) recover.cursor = { createdAt: last.created_at, id: last.id };
+        recover.queued += taken.length;
+        recover.queuedAll = rows.length < limit;
+        return { taken, read: rows.length };
+      }),
+    );
+  }
+
+  /**
+   * This recover's attempts taken and not logged, up to its place: after a process stopped with them taken (their
+   * messages may or may not have been queued) or when its sent count stopped moving. Sets its queued count to what
+   * was sent plus these.
+   */
+  async unsent(recover: RecoverRow): Promise<TakenAttempt[]> {
+    const cursor = recover.cursor;
+    if (!cursor) return [];
+    const rows: Array<{ id: string; attempt: number }> = await this.retry.run(() =>
+      this.db.query(
+        `SELECT d.id, d.last_manual_attempt AS attempt FROM webhook_delivery d
+          WHERE d.webhook_id = $1 AND d.recoverable AND d.created_at >= $2 AND d.recover_id = $3
+            AND (d.created_at, d.id) <= ($4::timestamptz, $5::uuid)
+            AND NOT EXISTS (SELECT 1 FROM webhook_log l
+                             WHERE l.delivery_id = d.id AND l.manual AND l.attempt = d.last_manual_attempt
+                               AND l.created_at >= d.created_at - $6 * interval '1 ms')`,
+        [recover.webhookId, recover.since, recover.id, cursor.createdAt, cursor.id, ROW_TIME_SLACK_MS],
+      ),
+    );
+    await this.retry.run(() =>
+      this.db.query(
+        `UPDATE webhook_recover r SET queued = coalesce((SELECT sent FROM webhook_recover_sent WHERE recover_id = r.id), 0) + $2
+          WHERE id = $1`,
+        [recover.id, rows.length],
+      ),
+    );
+    recover.queued = recover.sent + rows.length;
+    return rows.map((row) => ({ deliveryId: row.id, attempt: row.attempt }));
+  }
+
+  /** Marks the recover finished (every delivery it queued was attempted, or is given up on). */
+  async finish(id: string, owner: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.retry.run(() =>
+      this.db.query(
+        `UPDATE webhook_recover SET state = 'finished', finished_at = clock_timestamp(), lease_owner = NULL,
+                lease_until = NULL
+          WHERE id = $1 AND lease_owner = $2 AND state = 'running'
+          RETURNING id`,
+        [id, owner],
+      ),
+    );
+    return rows.length === 1;
+  }
+}

@@ -17,6 +17,8 @@ import { BackendSessionEntity } from './session/backend-session.entity.js';
 import { SessionModule } from './session/session.module.js';
 import { DeliveryRef } from './webhook-delivery/delivery-ref.entity.js';
 import { WebhookDeliveryModule } from './webhook-delivery/webhook-delivery.module.js';
+import { RecoverRef } from './webhook-recover/recover-ref.entity.js';
+import { WebhookRecoverModule } from './webhook-recover/webhook-recover.module.js';
 import { WebhookLogModule } from './webhook-log/webhook-log.module.js';
 import { NoticeModule } from './notice/notice.module.js';
 import { WebhookModule } from './webhook/webhook.module.js';
@@ -40,6 +42,7 @@ export class AppModule {
             WebhookLogEntity,
             WebhookHealthEntity,
             DeliveryRef,
+            RecoverRef,
             BackendUserEntity,
             BackendSessionEntity,
           ],
@@ -53,6 +56,7 @@ export class AppModule {
         WebhookLogModule,
         NoticeModule,
         WebhookDeliveryModule,
+        WebhookRecoverModule,
       ],
     };
   }

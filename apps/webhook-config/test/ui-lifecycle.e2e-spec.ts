@@ -58,6 +58,8 @@ describe('merchant backend UI: failing → disabled → enabled → recovered (C
   let shop: Server;
   let shopFails = true;
   const received: string[] = [];
+  /** The path of each request the shop received. */
+  const paths: string[] = [];
   let context: BrowserContext;
   let page: Page;
   let profile: string;
@@ -79,6 +81,7 @@ describe('merchant backend UI: failing → disabled → enabled → recovered (C
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         received.push(Buffer.concat(chunks).toString());
+        paths.push(request.url ?? '');
         response.writeHead(shopFails ? 500 : 200).end(shopFails ? 'Fatal error: database is locked' : 'ok');
       });
     });
@@ -185,6 +188,9 @@ describe('merchant backend UI: failing → disabled → enabled → recovered (C
     await page.getByRole('button', { name: 'Send again' }).click();
     await page.getByText('14 events are being sent again; the log shows them as they go.').waitFor();
     await waitFor(() => received.length === sent + 14, { timeoutMs: 20_000, what: '14 sent again' });
+    // Its progress ends with the final count.
+    await page.locator('#recover-status[data-state="finished"]').waitFor({ timeout: 20_000 });
+    await expect(page.locator('#recover-status').textContent()).resolves.toContain('14 of 14 events sent again');
     await waitFor(
       async () => {
         await page.reload();
@@ -202,5 +208,49 @@ describe('merchant backend UI: failing → disabled → enabled → recovered (C
     await expect(rows.nth(0).getAttribute('data-outcome')).resolves.toBe('delivered');
     await expect(rows.nth(1).getAttribute('data-outcome')).resolves.toBe('failed');
     await expect(rows.nth(0).textContent()).resolves.toContain('Order 7005');
+  }, 120_000);
+
+  it('shows a long recover’s progress, and Cancel stops it: nothing more of it is sent', async () => {
+    // A second webhook at 2 requests a second, disabled while 40 orders happen: each is logged as not sent.
+    await page.goto(app.baseUrl);
+    await page.getByRole('link', { name: 'Add webhook' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Slow shop');
+    await page.getByLabel('URL', { exact: true }).fill(url.replace('/shop/webhook', '/slow-shop'));
+    await page.getByLabel('Retry on error').uncheck();
+    await page.getByLabel('Rate limit (requests per second)').fill('2');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.getByRole('heading', { name: 'Slow shop' }).waitFor();
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('“Slow shop” is disabled.').waitFor();
+    const slowShop = () => paths.filter((path) => path === '/slow-shop').length;
+    for (let order = 8001; order <= 8040; order += 1) await publish(String(order));
+    await waitFor(
+      async () => {
+        await page.reload();
+        await page.getByRole('heading', { name: 'Slow shop' }).waitFor();
+        return (await page.locator('table.log tbody tr[data-outcome="skipped"]').count()) >= 20;
+      },
+      { intervalMs: 500, what: 'orders logged as not sent' },
+    );
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('“Slow shop” is enabled again.').waitFor();
+    await page.getByRole('button', { name: 'Send again' }).click();
+    await page.getByText('40 events are being sent again; the log shows them as they go.').waitFor();
+    // Running: the bar and its count move, at about 2 a second.
+    await page.locator('#recover-status[data-state="running"]').waitFor();
+    await waitFor(async () => /[1-9]\d* of 40 sent/.test((await page.locator('#recover-status').textContent()) ?? ''), {
+      timeoutMs: 15_000,
+      what: 'some sent again',
+    });
+    await expect(page.locator('#recover-bar').getAttribute('max')).resolves.toBe('40');
+
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('#recover-status[data-state="cancelled"]').waitFor();
+    await page.getByText('The recover was cancelled: nothing more of it is sent.').waitFor();
+    const atCancel = slowShop();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // At most the one request already on its way when Cancel was pressed.
+    expect(slowShop() - atCancel).toBeLessThanOrEqual(1);
+    expect(slowShop()).toBeLessThan(40);
   }, 120_000);
 });

@@ -1,11 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  AmqpClient,
-  publishDispatcherCommand,
-  publishRecoverCommand,
-  type DispatcherCommand,
-  type RecoverCommand,
-} from '#messaging';
+import { AmqpClient, publishDispatcherCommand, type DispatcherCommand } from '#messaging';
 import { WebhookDeliveryException, WebhookDeliveryExceptionCode } from './webhook-delivery.exception.js';
 
 /**
@@ -29,14 +23,6 @@ export class DeliveryCommandPublisher {
         merchantId: command.merchantId,
       },
     );
-  }
-
-  /** Asks the dispatcher to send the failed and skipped events since a time again (a recover). */
-  async recover(command: Omit<RecoverCommand, 'v' | 'type' | 'requestedAt'>): Promise<void> {
-    await this.queued(() => publishRecoverCommand(this.amqp, command), `the recover ${command.requestId}`, {
-      webhookId: command.webhookId,
-      merchantId: command.merchantId,
-    });
   }
 
   private async queued(publish: () => Promise<void>, what: string, fields: Record<string, string>): Promise<void> {

@@ -1,12 +1,11 @@
-import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblems } from '../http/problem.doc.js';
 import { resourceId } from '../http/resource-id.pipe.js';
 import { CurrentSession, type SessionContext } from '../session/session.context.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { ApiSessionRoutes } from '../session/session.openapi.js';
-import { RecoverDto } from './dtos/recover.dto.js';
-import { QueuedDeliveryDoc, RecoverDoc } from './webhook-delivery.doc.js';
+import { QueuedDeliveryDoc } from './webhook-delivery.doc.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
 /** Deliver now: a sample event, or the event of a log entry again. 202: queued, the log shows the outcome. */
@@ -51,26 +50,5 @@ export class WebhookDeliveryController {
     @Param('logId', resourceId('log entry')) logId: string,
   ): Promise<{ deliveryId: string }> {
     return this.deliveries.resend(session.merchantId, id, logId);
-  }
-
-  @Post('recover')
-  @HttpCode(202)
-  @ApiOperation({
-    summary: 'Send what failed or was skipped since a time again',
-    description:
-      'Every event since `since` whose latest outcome for this webhook is failed or skipped is sent again (a new ' +
-      'attempt, the same webhook-id), within the webhook’s maxPerSecond. The log shows them as they go.',
-  })
-  @ApiAcceptedResponse({ type: RecoverDoc })
-  @ApiProblems([400, 409], {
-    400: 'since is not a date and time in the past within the log retention.',
-    409: 'The webhook is disabled (`urn:problem:webhook-disabled`): enable it first.',
-  })
-  recover(
-    @CurrentSession() session: SessionContext,
-    @Param('id', resourceId('webhook')) id: string,
-    @Body() body: RecoverDto,
-  ): Promise<{ count: number }> {
-    return this.deliveries.recover(session.merchantId, id, body.since);
   }
 }

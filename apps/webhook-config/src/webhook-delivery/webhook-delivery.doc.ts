@@ -8,12 +8,3 @@ export class QueuedDeliveryDoc {
   })
   deliveryId!: string;
 }
-
-/** OpenAPI: a recover queued. */
-export class RecoverDoc {
-  @ApiProperty({
-    type: 'integer',
-    description: 'How many events are sent again (their latest outcome was failed or skipped); the log shows them.',
-  })
-  count!: number;
-}

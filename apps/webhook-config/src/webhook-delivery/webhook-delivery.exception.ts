@@ -5,8 +5,6 @@ export enum WebhookDeliveryExceptionCode {
   RESEND_LIMIT_REACHED = 'RESEND_LIMIT_REACHED',
   DELIVERY_EXPIRED = 'DELIVERY_EXPIRED',
   NOT_QUEUED = 'NOT_QUEUED',
-  WEBHOOK_DISABLED = 'WEBHOOK_DISABLED',
-  INVALID_SINCE = 'INVALID_SINCE',
 }
 
 export class WebhookDeliveryException extends DomainException<WebhookDeliveryExceptionCode> {}

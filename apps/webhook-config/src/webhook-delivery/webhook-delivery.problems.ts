@@ -14,10 +14,4 @@ registerProblems(WebhookDeliveryException, {
     title: 'Delivery no longer kept',
   },
   [WebhookDeliveryExceptionCode.NOT_QUEUED]: { status: 503 },
-  [WebhookDeliveryExceptionCode.WEBHOOK_DISABLED]: {
-    status: 409,
-    type: 'urn:problem:webhook-disabled',
-    title: 'Webhook disabled',
-  },
-  [WebhookDeliveryExceptionCode.INVALID_SINCE]: { status: 400 },
 });

@@ -66,42 +66,6 @@ export class WebhookDeliveryService {
     await this.commands.send({ type: 'delivery.resend', deliveryId: log.deliveryId, webhookId, merchantId });
     return { deliveryId: log.deliveryId };
   }
-
-  /**
-   * Every event since `since` whose latest outcome for this webhook is failed or skipped, sent again (a new attempt,
-   * the same webhook-id) within the webhook's maxPerSecond: counted here for the answer, sent by the dispatcher. A
-   * disabled webhook is refused: it would receive them while nothing else reaches it.
-   */
-  async recover(merchantId: string, webhookId: string, since: string): Promise<{ count: number }> {
-    const webhook = await this.lookup.require(merchantId, webhookId);
-    const from = recoverSince(since, this.config.logRetentionMs);
-    if (!webhook.enabled) {
-      throw new WebhookDeliveryException(
-        'This webhook is disabled. Enable it first; then recover what it missed.',
-        WebhookDeliveryExceptionCode.WEBHOOK_DISABLED,
-      );
-    }
-    const count = await this.deliveries.countRecoverable(webhookId, from);
-    if (count > 0) {
-      await this.commands.recover({ requestId: randomUUIDv7(), webhookId, merchantId, since: from.toISOString() });
-    }
-    return { count };
-  }
-}
-
-/** A recover's `since`, checked: a time in the past, no further back than the log is kept. */
-function recoverSince(since: string, retentionMs: number): Date {
-  const time = new Date(since);
-  const refuse = (message: string) =>
-    new WebhookDeliveryException(`since ${message}.`, WebhookDeliveryExceptionCode.INVALID_SINCE, [
-      { field: 'since', message },
-    ]);
-  if (Number.isNaN(time.getTime())) throw refuse('must be a date and time (ISO 8601, e.g. 2026-11-20T08:00:00Z)');
-  if (time.getTime() > Date.now()) throw refuse('must not be in the future');
-  if (time.getTime() < Date.now() - retentionMs) {
-    throw refuse(`must be within the last ${retentionText(retentionMs)}: older deliveries are no longer kept`);
-  }
-  return time;
 }
 
 /** A retention as merchants read it: whole days as days, anything else in hours. */

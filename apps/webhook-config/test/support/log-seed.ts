@@ -11,7 +11,7 @@ export const tenOClockDaysAgo = (days: number): number =>
 
 /**
  * Writes a delivery and its attempts the way the dispatcher does (webhook_delivery + webhook_log rows, with
- * version-7 ids of their times). The delivery is created `deliveryCreatedAt` (default: with its first attempt).
+ * version-7 ids of their times, and the delivery's `recoverable`). The delivery is created `deliveryCreatedAt` (default: with its first attempt).
  */
 export async function seedDelivery(
   db: DataSource,
@@ -72,6 +72,18 @@ export async function seedDelivery(
           (attempt.status !== null && attempt.status >= 200 && attempt.status <= 299 ? 'delivered' : 'failed'),
       ],
     );
+  }
+  // The delivery's latest outcome, as the dispatcher's log writer keeps it (what a recover counts and sends).
+  const latest = [...attempts].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+  if (latest) {
+    const outcome =
+      latest.outcome ??
+      (latest.status !== null && latest.status >= 200 && latest.status <= 299 ? 'delivered' : 'failed');
+    await db.query(`UPDATE webhook_delivery SET recoverable = $2, outcome_at = $3 WHERE id = $1`, [
+      deliveryId,
+      outcome === 'failed' || outcome === 'skipped',
+      latest.createdAt,
+    ]);
   }
   return { deliveryId, eventId, uuid, logIds };
 }

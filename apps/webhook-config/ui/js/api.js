@@ -190,6 +190,10 @@ export const api = {
    * @param {string} since ISO 8601
    */
   recover: (id, since) => call('post', '/api/webhooks/{id}/recover', { path: { id }, body: { since } }),
+  /** @param {string} id */
+  recoverProgress: (id) => call('get', '/api/webhooks/{id}/recover', { path: { id } }),
+  /** @param {string} id */
+  cancelRecover: (id) => call('delete', '/api/webhooks/{id}/recover', { path: { id } }),
   /**
    * @param {string} id
    * @param {string} logId

@@ -271,14 +271,19 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /** The latest recover’s progress */
+    get: operations['WebhookRecoverController_progress'];
     put?: never;
     /**
      * Send what failed or was skipped since a time again
-     * @description Every event since `since` whose latest outcome for this webhook is failed or skipped is sent again (a new attempt, the same webhook-id), within the webhook’s maxPerSecond. The log shows them as they go.
+     * @description Every event since `since` whose latest outcome for this webhook is failed or skipped is sent again (a new attempt, the same webhook-id), each once, within the webhook’s maxPerSecond. One recover per webhook at a time; its progress: GET. The log shows them as they go.
      */
-    post: operations['WebhookDeliveryController_recover'];
-    delete?: never;
+    post: operations['WebhookRecoverController_start'];
+    /**
+     * Cancel the running recover
+     * @description Nothing more of it is sent, including its deliveries already queued. Answers the latest recover’s progress (unchanged when none was running).
+     */
+    delete: operations['WebhookRecoverController_cancel'];
     options?: never;
     head?: never;
     patch?: never;
@@ -646,9 +651,38 @@ export interface components {
        */
       since: string;
     };
-    RecoverDoc: {
+    RecoverStartedDoc: {
+      /**
+       * Format: uuid
+       * @description The recover (its progress: GET /api/webhooks/{id}/recover); null when there was nothing to send.
+       */
+      id: string | null;
       /** @description How many events are sent again (their latest outcome was failed or skipped); the log shows them. */
       count: number;
+    };
+    RecoverProgressDoc: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description running: sending; finished: every event was attempted; cancelled: stopped (DELETE, or the webhook was disabled).
+       * @enum {string}
+       */
+      state: 'running' | 'finished' | 'cancelled';
+      /** Format: date-time */
+      since: string;
+      /** @description Events to send again, counted when it started. */
+      total: number;
+      /** @description Events sent again so far (attempted; the log shows each outcome). */
+      sent: number;
+      /** Format: date-time */
+      startedAt: string;
+      /** Format: date-time */
+      finishedAt: string | null;
+      /**
+       * @description Why it was cancelled: requested (DELETE) or disabled (the webhook was disabled); null otherwise.
+       * @enum {string|null}
+       */
+      cancelReason: 'requested' | 'disabled' | null;
     };
   };
   responses: never;
@@ -1669,7 +1703,55 @@ export interface operations {
       };
     };
   };
-  WebhookDeliveryController_recover: {
+  WebhookRecoverController_progress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecoverProgressDoc'];
+        };
+      };
+      /** @description Not signed in, or the session has ended. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description Not found: no such id among the signed-in merchant's (another merchant's ids and malformed ids answer alike). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The command could not be queued (the broker did not confirm), or see Retry-After. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  WebhookRecoverController_start: {
     parameters: {
       query?: never;
       header?: never;
@@ -1689,7 +1771,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['RecoverDoc'];
+          'application/json': components['schemas']['RecoverStartedDoc'];
         };
       };
       /** @description since is not a date and time in the past within the log retention. */
@@ -1728,7 +1810,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDoc'];
         };
       };
-      /** @description The webhook is disabled (`urn:problem:webhook-disabled`): enable it first. */
+      /** @description The webhook is disabled (`urn:problem:webhook-disabled`): enable it first; or a recover of it is running (`urn:problem:recover-running`, the detail names it): wait for it or cancel it. */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1737,7 +1819,64 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDoc'];
         };
       };
-      /** @description The message could not be queued (the broker did not confirm), or see Retry-After. */
+      /** @description The command could not be queued (the broker did not confirm), or see Retry-After. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  WebhookRecoverController_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecoverProgressDoc'];
+        };
+      };
+      /** @description Not signed in, or the session has ended. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The `X-CSRF-Token` header is missing or does not match the session. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description Not found: no such id among the signed-in merchant's (another merchant's ids and malformed ids answer alike). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The command could not be queued (the broker did not confirm), or see Retry-After. */
       503: {
         headers: {
           [name: string]: unknown;

@@ -3,6 +3,7 @@ import { api } from '../api.js';
 import { confirmAction, focusHeading, h, render, toast } from '../dom.js';
 import { CONTENT_TYPE_LABELS, eventList, formatDateTime, healthChip, retrySchedule, versionLabel } from '../format.js';
 import { logPanel } from './log-panel.js';
+import { recoverPanel } from './recover-panel.js';
 import { secretPanel } from './secret-panel.js';
 
 /** @typedef {import('../api.js').Schemas['WebhookDoc']} Webhook */
@@ -76,33 +77,6 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
     }
   }
 
-  // Recover: what failed or was not sent since a chosen time (by default: since the webhook started failing).
-  const defaultSince = webhook.health.failingSince ?? new Date(Date.now() - 86_400_000).toISOString();
-  /** @type {HTMLInputElement} */
-  const sinceInput = h('input', {
-    id: 'recover-since',
-    type: 'datetime-local',
-    value: toLocalInput(defaultSince),
-    'aria-describedby': 'recover-hint',
-  });
-  const recoverButton = h('button', { type: 'submit', class: 'button button-secondary' }, 'Send again');
-  async function recover() {
-    recoverButton.disabled = true;
-    try {
-      const { count } = await api.recover(webhook.id, new Date(sinceInput.value).toISOString());
-      toast(
-        count === 0
-          ? 'Nothing to send again: every event since then was delivered.'
-          : `${count} ${count === 1 ? 'event is' : 'events are'} being sent again; the log shows them as they go.`,
-      );
-      if (count > 0) void log.reload();
-    } catch (error) {
-      toast(/** @type {Error} */ (error).message);
-    } finally {
-      recoverButton.disabled = false;
-    }
-  }
-
   async function remove() {
     const confirmed = await confirmAction({
       title: `Delete “${webhook.name}”?`,
@@ -163,26 +137,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
         h('dt', {}, 'Last 24 hours'),
         h('dd', {}, `${webhook.health.attempts24h} attempts, ${webhook.health.failures24h} failed`),
       ),
-      webhook.enabled
-        ? h(
-            'form',
-            {
-              class: 'recover',
-              onsubmit: (/** @type {Event} */ event) => {
-                event.preventDefault();
-                void recover();
-              },
-            },
-            h('label', { for: 'recover-since' }, 'Recover events since'),
-            h(
-              'p',
-              { class: 'hint', id: 'recover-hint' },
-              'Every event since then that failed or was not sent (while disabled) is sent again, with its own ' +
-                'webhook-id, within the rate limit.',
-            ),
-            h('div', { class: 'recover-row' }, sinceInput, recoverButton),
-          )
-        : null,
+      webhook.enabled ? recoverPanel(webhook, { onSent: () => void log.reload() }) : null,
     ),
     h(
       'section',
@@ -215,14 +170,4 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
   document.title = `${webhook.name} · Webhooks`;
   focusHeading(main);
   await log.reload();
-}
-
-/**
- * An ISO time as a datetime-local input's value (local time, to the minute).
- * @param {string} iso
- */
-function toLocalInput(iso) {
-  const date = new Date(iso);
-  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
-  return local.toISOString().slice(0, 16);
 }

@@ -1,0 +1,18 @@
+import { registerProblems } from '#platform';
+import { WebhookRecoverException, WebhookRecoverExceptionCode } from './webhook-recover.exception.js';
+
+registerProblems(WebhookRecoverException, {
+  [WebhookRecoverExceptionCode.WEBHOOK_DISABLED]: {
+    status: 409,
+    type: 'urn:problem:webhook-disabled',
+    title: 'Webhook disabled',
+  },
+  [WebhookRecoverExceptionCode.INVALID_SINCE]: { status: 400 },
+  [WebhookRecoverExceptionCode.RECOVER_RUNNING]: {
+    status: 409,
+    type: 'urn:problem:recover-running',
+    title: 'A recover is running',
+  },
+  [WebhookRecoverExceptionCode.NO_RECOVER]: { status: 404 },
+  [WebhookRecoverExceptionCode.NOT_QUEUED]: { status: 503 },
+});

@@ -89,6 +89,22 @@ export function headersContract<const S extends JSONSchema & { type: 'object' },
   };
 }
 
+/**
+ * A validator of a part of a message that has a schema of its own (a platform event's `data`, by its category),
+ * from one schema: the checked value, typed by the schema, or why not (a path and a rule, never a value).
+ */
+export function partContract<const S extends JSONSchema & { type: 'object' }, T = FromSchema<S>>(
+  name: string,
+  schema: S,
+): (value: unknown) => MessageRead<T> {
+  const validate = ajv.compile(schema);
+  return (value) => {
+    if (validate(value)) return { ok: true, value: value as T };
+    const { path, rule } = firstError(validate.errors);
+    return { ok: false, reason: `invalid ${name}: ${path || '/'} ${rule}` };
+  };
+}
+
 /** ajv's first error, e.g. `/snapshot` + `must have required property 'body'`: a path and a rule, never a value. */
 function firstError(errors: ErrorObject[] | null | undefined): { path: string; rule: string } {
   const error = errors?.[0];

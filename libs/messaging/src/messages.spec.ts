@@ -4,6 +4,7 @@ import {
   dispatcherCommands,
   platformEvents,
   readDelivery,
+  readEventSubject,
   webhookChanges,
   type DeliveryMessage,
   type PlatformEvent,
@@ -273,5 +274,91 @@ describe('dispatcher command contract', () => {
       ok: false,
       reason: 'dispatcher command is not JSON',
     });
+  });
+});
+
+describe("a platform event's data, checked against its category's record schema (readEventSubject)", () => {
+  const transaction = () => ({
+    uuid: ID,
+    referenceId: 'order-7',
+    status: 'confirmed',
+    psp: 'Payrexx Direct',
+    type: 'e-commerce',
+    paymentMethod: 'visa',
+    amount: 1990,
+    currency: 'CHF',
+    integrationId: null,
+    createdAt: '2026-11-22T10:00:00.000Z',
+    updatedAt: '2026-11-22T10:00:00.000Z',
+    threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
+  });
+  const withData = (category: PlatformEvent['category'], data: object): PlatformEvent => ({
+    ...event(),
+    category,
+    data,
+  });
+
+  it('gives the renderers the record of each category', () => {
+    expect(readEventSubject(withData('transaction', transaction()))).toEqual({
+      ok: true,
+      value: { type: 'transaction', transaction: transaction() },
+    });
+    const subscription = {
+      id: 'sub_1',
+      status: 'active',
+      event: null,
+      referenceId: null,
+      amount: 500,
+      currency: 'CHF',
+      interval: 'P1M',
+      integrationId: OTHER_ID,
+      createdAt: '2026-11-22T10:00:00.000Z',
+      updatedAt: '2026-11-22T10:00:00.000+01:00',
+    };
+    expect(readEventSubject(withData('subscription', subscription))).toEqual({
+      ok: true,
+      value: { type: 'subscription', subscription },
+    });
+    const payout = {
+      id: 'po_1',
+      status: 'initialised',
+      amount: 100,
+      currency: 'EUR',
+      createdAt: '2026-11-22T10:00:00Z',
+    };
+    expect(readEventSubject(withData('payout', payout))).toEqual({ ok: true, value: { type: 'payout', payout } });
+  });
+
+  it('refuses data the renderers cannot take, naming the field and never the value', () => {
+    const cases: Array<[object, string]> = [
+      [{ ...transaction(), status: 'paid' }, '/status'],
+      [{ ...transaction(), amount: 19.9 }, '/amount'],
+      [{ ...transaction(), createdAt: '2026-11-22T10:00:00' }, '/createdAt'],
+      [{ ...transaction(), updatedAt: 'yesterday' }, '/updatedAt'],
+      [{ ...transaction(), paymentMethod: 'Visa Card' }, '/paymentMethod'],
+      [{ ...transaction(), threeDSecure: { eci: '05', source: 'sms', version: null, flow: null } }, '/threeDSecure'],
+      [without(transaction(), 'uuid'), '/'],
+    ];
+    for (const [data, path] of cases) {
+      const read = readEventSubject(withData('transaction', data));
+      expect(read.ok).toBe(false);
+      if (read.ok) continue;
+      expect(read.reason).toContain(`invalid transaction record: ${path}`);
+      expect(read.reason).not.toContain('Visa Card');
+    }
+    expect(readEventSubject(withData('payout', { id: 'po', status: 's', amount: 1, currency: 'CHF' })).ok).toBe(false);
+  });
+
+  it('drops what a record must never carry (a cryptogram beside the 3-D Secure result)', () => {
+    const read = readEventSubject(
+      withData('transaction', { ...transaction(), threeDSecure: { ...transaction().threeDSecure, cavv: 'AAAB' } }),
+    );
+    expect(read.ok && read.value.type === 'transaction' && read.value.transaction.threeDSecure).toEqual(
+      transaction().threeDSecure,
+    );
+  });
+
+  it('refuses an event whose occurredAt has no zone', () => {
+    expect(platformEvents.read(json({ ...event(), occurredAt: '2026-11-22T10:00:00' })).ok).toBe(false);
   });
 });

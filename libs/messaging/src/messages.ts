@@ -1,6 +1,20 @@
 import { randomUUIDv7 } from 'node:crypto';
-import { WEBHOOK_CONTENT_TYPES } from '#domain';
-import { headersContract, messageContract, VERSION_1, type MessageOf, type MessageRead } from './message.contract.js';
+import {
+  PAYMENT_METHOD_MAX_LENGTH,
+  PAYMENT_METHOD_PATTERN,
+  TRANSACTION_STATUSES,
+  TRANSACTION_TYPES,
+  WEBHOOK_CONTENT_TYPES,
+  type WebhookSubject,
+} from '#domain';
+import {
+  headersContract,
+  messageContract,
+  partContract,
+  VERSION_1,
+  type MessageOf,
+  type MessageRead,
+} from './message.contract.js';
 import { EXCHANGES, ROUTING_KEYS } from './topology.js';
 import type { AmqpClient } from './amqp.client.js';
 
@@ -32,6 +46,15 @@ const uuid = {
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
 } as const;
 const text = { type: 'string' } as const;
+const nullableText = { type: ['string', 'null'] } as const;
+/** An instant in ISO 8601 with a zone (what JSON.stringify makes of a Date): no server's time zone decides it. */
+const INSTANT = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$',
+} as const;
+const nullableUuid = { type: ['string', 'null'], pattern: uuid.pattern } as const;
+/** Minor units: an integer the renderers can print as is. */
+const AMOUNT = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
 /** An event's place in its subject's history (the outbox's seq: a bigint, in practice far below 2^53). */
 const POSITION = { type: 'integer', minimum: 1 } as const;
 
@@ -49,7 +72,7 @@ export const platformEvents = messageContract('platform event', {
     merchantId: uuid,
     // null for payouts and for payments recorded without an integration.
     integrationId: { type: ['string', 'null'], pattern: uuid.pattern },
-    occurredAt: text,
+    occurredAt: INSTANT,
     // Id of the subject (transaction uuid, subscription id, payout id); events of one subject keep their order.
     subjectId: { type: 'string', minLength: 1 },
     // The event's place in its subject's history: a later event of the subject has a higher one (the outbox's seq,
@@ -64,6 +87,120 @@ export const platformEvents = messageContract('platform event', {
   additionalProperties: false,
 });
 export type PlatformEvent = MessageOf<typeof platformEvents>;
+
+/** A transaction event's `data`: libs/domain's TransactionRecord, dates as ISO strings. */
+const transactionRecords = partContract('transaction record', {
+  type: 'object',
+  properties: {
+    uuid,
+    referenceId: nullableText,
+    status: { enum: TRANSACTION_STATUSES },
+    psp: text,
+    type: { enum: TRANSACTION_TYPES },
+    paymentMethod: { type: 'string', pattern: PAYMENT_METHOD_PATTERN.source, maxLength: PAYMENT_METHOD_MAX_LENGTH },
+    amount: AMOUNT,
+    currency: text,
+    integrationId: nullableUuid,
+    createdAt: INSTANT,
+    updatedAt: INSTANT,
+    // The resolved `3dsecure` object (never a cryptogram or a 3-D Secure id: the schema drops any other key).
+    threeDSecure: {
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          properties: {
+            eci: text,
+            source: { enum: ['3ds', 'token'] },
+            version: nullableText,
+            flow: { enum: ['frictionless', 'challenge', null] },
+          },
+          required: ['eci', 'source', 'version', 'flow'],
+          additionalProperties: false,
+        },
+      ],
+    },
+  },
+  required: [
+    'uuid',
+    'referenceId',
+    'status',
+    'psp',
+    'type',
+    'paymentMethod',
+    'amount',
+    'currency',
+    'integrationId',
+    'createdAt',
+    'updatedAt',
+  ],
+  additionalProperties: false,
+});
+
+/** A subscription event's `data`: libs/domain's SubscriptionRecord. */
+const subscriptionRecords = partContract('subscription record', {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    status: text,
+    event: nullableText,
+    referenceId: nullableText,
+    amount: AMOUNT,
+    currency: text,
+    interval: text,
+    integrationId: nullableUuid,
+    createdAt: INSTANT,
+    updatedAt: INSTANT,
+  },
+  required: [
+    'id',
+    'status',
+    'event',
+    'referenceId',
+    'amount',
+    'currency',
+    'interval',
+    'integrationId',
+    'createdAt',
+    'updatedAt',
+  ],
+  additionalProperties: false,
+});
+
+/** A payout event's `data`: libs/domain's PayoutRecord. */
+const payoutRecords = partContract('payout record', {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    status: text,
+    amount: AMOUNT,
+    currency: text,
+    createdAt: INSTANT,
+  },
+  required: ['id', 'status', 'amount', 'currency', 'createdAt'],
+  additionalProperties: false,
+});
+
+/**
+ * The subject of a platform event, its `data` checked against the record schema of its category: what the renderers
+ * take. A consumer parks an event whose data does not pass (it would fail the same way at every attempt).
+ */
+export function readEventSubject(event: PlatformEvent): MessageRead<WebhookSubject> {
+  switch (event.category) {
+    case 'transaction': {
+      const read = transactionRecords(event.data);
+      return read.ok ? { ok: true, value: { type: 'transaction', transaction: read.value } } : read;
+    }
+    case 'subscription': {
+      const read = subscriptionRecords(event.data);
+      return read.ok ? { ok: true, value: { type: 'subscription', subscription: read.value } } : read;
+    }
+    case 'payout': {
+      const read = payoutRecords(event.data);
+      return read.ok ? { ok: true, value: { type: 'payout', payout: read.value } } : read;
+    }
+  }
+}
 
 /** Header carrying the attempt number of a delivery message (1 = first attempt). */
 export const ATTEMPT_HEADER = 'x-attempt';
@@ -124,7 +261,7 @@ export const deliveryMessages = messageContract('delivery message', {
         // The exact body, rendered once at fan-out; every attempt sends these bytes.
         body: text,
         // When the event happened (for the event-to-delivery latency metric).
-        occurredAt: text,
+        occurredAt: INSTANT,
         // The event's position (see platformEvents) when its repeats may be superseded by a later event of the same
         // subject (transactions, subscriptions); missing otherwise, and on deliveries queued before it existed.
         position: POSITION,

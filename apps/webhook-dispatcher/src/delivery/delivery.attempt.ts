@@ -110,7 +110,9 @@ export class DeliveryAttempt {
     this.metrics.deliveries.inc({ outcome });
     this.metrics.latency.observe(result.durationMs / 1000);
     if (attempt === 1 && snapshot.occurredAt) {
-      this.metrics.eventAge.observe((Date.now() - Date.parse(snapshot.occurredAt)) / 1000);
+      // Checked as an instant when the message was read; still, nothing here may stop the log write below.
+      const ageMs = Date.now() - Date.parse(snapshot.occurredAt);
+      if (Number.isFinite(ageMs)) this.metrics.eventAge.observe(ageMs / 1000);
     }
 
     const step = nextStep({

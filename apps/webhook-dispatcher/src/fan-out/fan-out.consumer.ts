@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { AmqpClient, platformEvents, QUEUES, ROUTING_KEYS } from '#messaging';
+import { AmqpClient, platformEvents, QUEUES, readEventSubject, ROUTING_KEYS } from '#messaging';
 import { inSpan } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { FanOutService } from './fan-out.service.js';
@@ -28,14 +28,17 @@ export class FanOutConsumer implements OnApplicationBootstrap {
       QUEUES.dispatcherEvents,
       async (message) => {
         const event = platformEvents.read(message.content);
-        if (event.ok) {
+        // Its data checked against its category's record schema: a record the renderers cannot take is parked here,
+        // not found out at every attempt.
+        const subject = event.ok ? readEventSubject(event.value) : event;
+        if (event.ok && subject.ok) {
           // With tracing on, a span in the trace of the request that wrote the event; its deliveries carry it on.
           const { id, type } = event.value;
           await inSpan('fan-out', message.properties.headers, { 'event.id': id, 'event.type': type }, async (span) => {
-            const deliveries = await this.fanOut.fanOut(event.value);
+            const deliveries = await this.fanOut.fanOut(event.value, subject.value);
             span?.setAttribute('deliveries', deliveries);
           });
-        } else await this.amqp.park(message, ROUTING_KEYS.parkedEvents, event.reason);
+        } else if (!subject.ok) await this.amqp.park(message, ROUTING_KEYS.parkedEvents, subject.reason);
         return 'ack';
       },
       { prefetch: EVENT_PREFETCH, priority: this.config.consumerPriority },

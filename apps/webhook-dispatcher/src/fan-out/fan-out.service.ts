@@ -18,19 +18,6 @@ import { WebhookCache } from '../webhook/webhook.cache.js';
 import { deliveryCreatedAt, DeliveryRepository, type NewDelivery } from './delivery.repository.js';
 import { webhookMatches } from './webhook-matcher.js';
 
-function webhookSubject(event: PlatformEvent): WebhookSubject {
-  switch (event.category) {
-    case 'transaction':
-      return { type: 'transaction', transaction: event.data as never };
-    case 'subscription':
-      return { type: 'subscription', subscription: event.data as never };
-    case 'payout':
-      return { type: 'payout', payout: event.data as never };
-    default:
-      throw new Error(`unknown event category ${String((event as { category: unknown }).category).slice(0, 30)}`);
-  }
-}
-
 /**
  * One event in, one delivery per matching webhook out: renders each distinct (version, content type) body
  * once, records the deliveries, publishes one delivery message per webhook and returns only once the
@@ -46,11 +33,11 @@ export class FanOutService {
     private readonly log: DeliveryLogWriter,
   ) {}
 
-  async fanOut(event: PlatformEvent): Promise<number> {
+  /** `subject`: the event's data, checked (readEventSubject). */
+  async fanOut(event: PlatformEvent, subject: WebhookSubject): Promise<number> {
     const webhooks = (await this.cache.forMerchant(event.merchantId)).filter((w) => webhookMatches(w, event));
     if (webhooks.length === 0) return 0;
 
-    const subject = webhookSubject(event);
     const logSubject = deliverySubjectOf(subject);
     // By which the deliveries' repeats are superseded by a newer event of the subject, or supersede an older one's.
     const position = supersedingPosition({ eventType: event.category, subject: logSubject, position: event.position });

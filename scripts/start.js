@@ -31,12 +31,17 @@ function step(label, command, args) {
 
 const LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const pgVersions = existsSync('/etc/postgresql') ? readdirSync('/etc/postgresql') : [];
-const amqpUrl = env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672';
+// AMQP_URL may list the nodes of one RabbitMQ cluster, comma-separated: it is up when any node answers (the apps
+// connect to whichever does and fail over).
+const amqpUrls = (env.AMQP_URL || 'amqp://guest:guest@127.0.0.1:5672')
+  .split(',')
+  .map((url) => url.trim())
+  .filter(Boolean);
 const services = [
   {
     name: 'PostgreSQL',
     variable: 'DATABASE_URL',
-    url: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/payments',
+    urls: [env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/payments'],
     defaultPort: 5432,
     here:
       pgVersions.length > 0 &&
@@ -46,8 +51,8 @@ const services = [
   {
     name: 'RabbitMQ',
     variable: 'AMQP_URL',
-    url: amqpUrl,
-    defaultPort: amqpUrl.startsWith('amqps:') ? 5671 : 5672,
+    urls: amqpUrls,
+    defaultPort: amqpUrls[0]?.startsWith('amqps:') ? 5671 : 5672,
     here: onPath('rabbitmq-server') && 'rabbitmq-server -detached',
     docker: (port) => `docker run -d -p ${port}:5672 rabbitmq:3.13-alpine`,
   },
@@ -70,22 +75,28 @@ function answers({ hostname, port }) {
 const down = [];
 await Promise.all(
   services.map(async (service) => {
-    const parsed = URL.parse(service.url);
-    if (!parsed?.hostname) return; // not host:port (a socket path, or invalid): the apps' own checks report it
-    const address = { hostname: parsed.hostname, port: parsed.port || service.defaultPort };
-    if (!(await answers(address))) down.push({ ...service, ...address });
+    // Not host:port (a socket path, or invalid): the apps' own checks report it.
+    const addresses = service.urls.flatMap((url) => {
+      const parsed = URL.parse(url);
+      return parsed?.hostname ? [{ hostname: parsed.hostname, port: parsed.port || service.defaultPort }] : [];
+    });
+    if (addresses.length === 0) return;
+    const up = await Promise.all(addresses.map((address) => answers(address)));
+    if (!up.some(Boolean)) down.push({ ...service, addresses });
   }),
 );
 for (const service of down.sort((a, b) => a.name.localeCompare(b.name))) {
+  const where = service.addresses.map(({ hostname, port }) => `${hostname}:${port}`).join(', ');
+  const { hostname, port } = service.addresses[0];
   say(
     'start',
-    `${service.name} does not answer at ${service.hostname}:${service.port} (${service.variable}). Start it:`,
+    `${service.name} does not answer at ${service.addresses.length > 1 ? `any of ${where}` : where} (${service.variable}). Start it:`,
   );
-  if (LOCAL.has(service.hostname)) {
+  if (LOCAL.has(hostname)) {
     if (service.here) say('start', `  on this machine:  ${service.here}`);
-    say('start', `  or with Docker:   ${service.docker(service.port)}`);
+    say('start', `  or with Docker:   ${service.docker(port)}`);
   } else {
-    say('start', `  on ${service.hostname}, or set ${service.variable} to a server that runs`);
+    say('start', `  on ${hostname}, or set ${service.variable} to a server that runs`);
   }
 }
 if (down.length > 0) {

@@ -4,7 +4,7 @@ import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { RecoverStates } from '../recover/recover-state.cache.js';
-import type { SigningWebhook } from '../webhook/webhook.cache.js';
+import { WebhookCache, type SigningWebhook } from '../webhook/webhook.cache.js';
 import { DeliveryLogWriter, notAttemptedRecord } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
 import { SupersededRepository } from './superseded.repository.js';
@@ -28,6 +28,7 @@ export class DeliveryGate {
     private readonly rate: WebhookRateLimiter,
     private readonly superseded: SupersededRepository,
     private readonly recovers: RecoverStates,
+    private readonly cache: WebhookCache,
   ) {}
 
   async pass(
@@ -73,7 +74,16 @@ export class DeliveryGate {
         ? await this.rate.book(webhook.id, webhook.maxPerSecond)
         : { at: rateAt, waitMs: Math.max(0, rateAt - Date.now()) };
     if (booked.waitMs <= HOLD_MS) {
-      if (booked.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, booked.waitMs));
+      if (booked.waitMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, booked.waitMs));
+        // Disabled, or its recover cancelled, while it waited: not sent either.
+        const now = await this.cache.forDelivery(webhook.id);
+        if (!now?.enabled) return this.notAttempted('skipped', message, attempt, snapshot, webhook);
+        if (message.recoverId !== undefined && (await this.recovers.isCancelled(message.recoverId))) {
+          this.metrics.scheduled.inc({ decision: 'recover_cancelled' });
+          return 'dropped';
+        }
+      }
       return 'open';
     }
     // The longest rate queue that ends before its start.

@@ -50,15 +50,9 @@ export class WebhookDispatcherConfig {
     return this.timeoutMs + 5_000;
   }
 
-  /**
-   * The rate queues' delays: a delivery of a rate-limited webhook whose booked start is further ahead than a delivery
-   * is held (WebhookRateLimiter) waits in the longest of them that ends before its start, as often as needed.
-   */
-  readonly rateDelaysMs: readonly number[] = [1_000, 10_000, 60_000];
-
   /** The delay queues this process declares and publishes to. */
   get topology(): TopologyOptions {
-    return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs, rateDelaysMs: this.rateDelaysMs };
+    return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs };
   }
 }
 

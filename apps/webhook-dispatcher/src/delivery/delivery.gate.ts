@@ -1,28 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
-import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { activeTraceparent } from '#platform';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import type { SigningWebhook } from '../webhook/webhook.cache.js';
 import { DeliveryLogWriter, notAttemptedRecord } from './delivery-log.writer.js';
-import { DeliveryPublisher } from './delivery.publisher.js';
+import { DeliveryWaitRepository } from './delivery-wait.repository.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { HOLD_MS, WebhookRateLimiter } from './webhook-rate.limiter.js';
 
-/** `open`: make the attempt now; otherwise what became of the message instead. */
-export type GateDecision = 'open' | 'dropped' | 'handed-over';
+/**
+ * A booked start further ahead than this came from a rate queue of an earlier release (they waited up to 60 s for
+ * their start): such a delivery waits in the schedule rather than in the process. The pump's starts are never more
+ * than its window ahead.
+ */
+const LEGACY_RATE_AT_MS = 2 * HOLD_MS;
+
+/**
+ * `open`: make the attempt now, with the start it booked in its webhook's rate limit (kept if it moves to the slow
+ * lane: it never books twice); otherwise what became of the message instead.
+ */
+export type GateDecision = { open: true; rateAt?: number } | 'dropped' | 'handed-over';
 
 /**
  * What a delivery must pass before its attempt, in its webhook's settings: a disabled webhook's delivery is logged
  * `skipped`, a superseded repeat `superseded` (nothing sent, nothing scheduled), and a rate-limited webhook's delivery
- * waits for its booked start — here when it is near, in a rate queue when it is not.
+ * waits for its booked start — here when it is near, in the schedule (delivery.delivery_wait, DeliveryWaitPump)
+ * when it is not, or when deliveries of its webhook already wait there.
  */
 @Injectable()
 export class DeliveryGate {
   constructor(
-    private readonly config: WebhookDispatcherConfig,
     private readonly log: DeliveryLogWriter,
-    private readonly publisher: DeliveryPublisher,
+    private readonly waits: DeliveryWaitRepository,
     private readonly metrics: DispatcherMetrics,
     private readonly rate: WebhookRateLimiter,
     private readonly superseded: SupersededRepository,
@@ -33,7 +43,7 @@ export class DeliveryGate {
     attempt: number,
     snapshot: DeliverySnapshot,
     webhook: SigningWebhook,
-    /** The start booked for it in its webhook's rate schedule (back from a rate queue). */
+    /** The start booked for it in its webhook's rate limit (released by the schedule, or moved to the slow lane). */
     rateAt?: number,
   ): Promise<GateDecision> {
     if (!webhook.enabled && message.manual !== true) {
@@ -54,23 +64,31 @@ export class DeliveryGate {
       return this.notAttempted('superseded', message, attempt, snapshot, webhook);
     }
     if (webhook.secrets.length === 0) throw new Error(`webhook ${webhook.id} has no valid signing secret`);
-    if (webhook.maxPerSecond === null) return 'open';
-    // Booked once (a delivery back from a rate queue carries its time), then waited for.
-    const booked =
-      rateAt === undefined
-        ? await this.rate.book(webhook.id, webhook.maxPerSecond)
-        : { at: rateAt, waitMs: Math.max(0, rateAt - Date.now()) };
-    if (booked.waitMs <= HOLD_MS) {
-      if (booked.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, booked.waitMs));
-      return 'open';
+    if (webhook.maxPerSecond === null) return { open: true };
+    if (rateAt !== undefined) {
+      const waitMs = rateAt - Date.now();
+      if (waitMs <= LEGACY_RATE_AT_MS) {
+        if (waitMs > 0) await sleep(waitMs);
+        return { open: true, rateAt };
+      }
+      // From a rate queue of an earlier release: it waits in the schedule until then, and books again there.
+      return this.wait(message, attempt, snapshot, rateAt);
     }
-    // The longest rate queue that ends before its start.
-    const delayMs = [...this.config.rateDelaysMs].reverse().find((delay) => delay <= booked.waitMs - HOLD_MS / 2);
-    await this.publisher.publish({ ...message, snapshot }, attempt, {
-      to: 'rate',
-      delayMs: delayMs ?? this.config.rateDelaysMs[0],
-      at: booked.at,
-    });
+    // Booked once, then waited for — unless its start is far, or others of its webhook wait before it.
+    const booked = await this.rate.tryBook(webhook.id, webhook.maxPerSecond);
+    if (booked === null) return this.wait(message, attempt, snapshot, Date.now());
+    if (booked.waitMs > 0) await sleep(booked.waitMs);
+    return { open: true, rateAt: booked.at };
+  }
+
+  /** Puts the delivery in its webhook's schedule (acked off the queue: it costs nothing while it waits). */
+  private async wait(
+    message: DeliveryMessage,
+    attempt: number,
+    snapshot: DeliverySnapshot,
+    notBefore: number,
+  ): Promise<'handed-over'> {
+    await this.waits.add({ message: { ...message, snapshot }, attempt, traceparent: activeTraceparent(), notBefore });
     this.metrics.scheduled.inc({ decision: 'rate_limited' });
     return 'handed-over';
   }
@@ -89,3 +107,5 @@ export class DeliveryGate {
     return 'dropped';
   }
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

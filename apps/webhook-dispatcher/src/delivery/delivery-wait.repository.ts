@@ -10,8 +10,8 @@ export interface NewWait {
   message: DeliveryMessage;
   attempt: number;
   traceparent: string | null;
-  /** Unix ms; now (or earlier) for a delivery that only waits for room in its webhook's rate limit. */
-  notBefore: number;
+  /** Unix ms; none for a delivery that only waits for room in its webhook's rate limit (due now, the database's now). */
+  notBefore?: number;
 }
 
 /** A waiting delivery taken from the schedule. */
@@ -53,7 +53,7 @@ export class DeliveryWaitRepository implements OnApplicationShutdown {
       `INSERT INTO delivery_wait (webhook_id, delivery_id, attempt, manual, message, traceparent, not_before)
        SELECT (r.message -> 'snapshot' ->> 'webhookId')::uuid, (r.message ->> 'deliveryId')::uuid, r.attempt,
               coalesce((r.message ->> 'manual')::boolean, false), r.message, r.traceparent,
-              to_timestamp(r.not_before / 1000)
+              coalesce(to_timestamp(r.not_before / 1000), clock_timestamp())
          FROM jsonb_to_recordset($1::jsonb) AS r(message jsonb, attempt int, traceparent text, not_before float8, ord int)
         ORDER BY r.ord`,
       [

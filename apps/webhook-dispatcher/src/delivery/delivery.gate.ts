@@ -17,6 +17,12 @@ import { HOLD_MS, WebhookRateLimiter } from './webhook-rate.limiter.js';
 const LEGACY_RATE_AT_MS = 2 * HOLD_MS;
 
 /**
+ * A booked start that passed more than this long ago is booked again (the delivery reached its gate that late): a
+ * slow lane's or a busy delivery queue's wait is far shorter.
+ */
+const STALE_MS = 2_000;
+
+/**
  * After a webhook's delivery had to wait in the schedule, its next ones go there without trying to book for this long
  * (less than a pump tick): a burst of thousands then costs batched inserts, not one booking attempt each.
  */
@@ -76,12 +82,20 @@ export class DeliveryGate {
     if (webhook.maxPerSecond === null) return { open: true };
     if (rateAt !== undefined) {
       const waitMs = rateAt - Date.now();
-      if (waitMs <= LEGACY_RATE_AT_MS) {
+      if (waitMs > LEGACY_RATE_AT_MS) {
+        // From a rate queue of an earlier release: it waits in the schedule until then, and books again there.
+        return this.wait(message, attempt, snapshot, rateAt);
+      }
+      if (waitMs >= -STALE_MS) {
         if (waitMs > 0) await sleep(waitMs);
         return { open: true, rateAt };
       }
-      // From a rate queue of an earlier release: it waits in the schedule until then, and books again there.
-      return this.wait(message, attempt, snapshot, rateAt);
+      // Its start passed long ago (it waited in a busy delivery queue): sent now, it would go out in a burst with
+      // others as late, above the limit — perhaps one lowered since. It books again, at the head of the line.
+      const again = await this.rate.book(webhook.id, webhook.maxPerSecond);
+      if (again.waitMs > HOLD_MS) return this.wait(message, attempt, snapshot);
+      if (again.waitMs > 0) await sleep(again.waitMs);
+      return { open: true, rateAt: again.at };
     }
     // Booked once, then waited for — unless its start is far, or others of its webhook wait before it.
     if ((this.backlogged.get(webhook.id) ?? 0) > Date.now()) return this.wait(message, attempt, snapshot);

@@ -48,6 +48,27 @@ export class WebhookRateLimiter {
   }
 
   /**
+   * Books the webhook's next start, however far ahead: its time (Unix ms) and how long from now until then (ms, ≥ 0).
+   * For a delivery whose earlier booking went stale (it was released from the schedule but reached the gate long
+   * after its start): it is at the head of its webhook's line, and its start must fit the limit that holds now.
+   */
+  async book(webhookId: string, perSecond: number): Promise<{ at: number; waitMs: number }> {
+    const intervalMs = 1_000 / perSecond;
+    const [row]: Array<{ at: number; wait_ms: number }> = await this.retry.run(() =>
+      this.db.query(
+        `INSERT INTO webhook_rate AS r (webhook_id, next_at)
+         VALUES ($1, clock_timestamp() + $2 * interval '1 millisecond')
+         ON CONFLICT (webhook_id) DO UPDATE
+           SET next_at = greatest(r.next_at, clock_timestamp()) + $2 * interval '1 millisecond'
+         RETURNING (extract(epoch FROM r.next_at) * 1000 - $2)::float8 AS at,
+                   greatest(0, extract(epoch FROM r.next_at - clock_timestamp()) * 1000 - $2)::float8 AS wait_ms`,
+        [webhookId, intervalMs],
+      ),
+    );
+    return { at: Math.round(row.at), waitMs: row.wait_ms };
+  }
+
+  /**
    * In the caller's transaction (which holds the webhook's schedule lock): how many starts fit between now and
    * `windowMs` ahead at `perSecond` (at most `max`), and the first of them (Unix ms). The row is locked until the
    * transaction ends; {@link commitWindow} moves it past the starts actually used.

@@ -5,6 +5,8 @@ import { CommandsConsumer } from './commands/commands.consumer.js';
 import { ManualDeliveryService } from './commands/manual-delivery.service.js';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter } from './delivery/delivery-log.writer.js';
+import { DeliveryWaitPump } from './delivery/delivery-wait.pump.js';
+import { DeliveryWaitRepository } from './delivery/delivery-wait.repository.js';
 import { WebhookRateLimiter } from './delivery/webhook-rate.limiter.js';
 import { WebhookHealthMetrics } from './webhook/webhook-health.metrics.js';
 import { WebhookHealthMonitor } from './webhook/webhook-health.monitor.js';
@@ -62,6 +64,8 @@ export class AppModule {
         HttpSender,
         DeliveryLogWriter,
         WebhookRateLimiter,
+        DeliveryWaitRepository,
+        DeliveryWaitPump,
         WebhookHealthMonitor,
         WebhookHealthMetrics,
         DeliveryPublisher,

@@ -57,11 +57,12 @@ metricsSuite('webhook-dispatcher', () => startDispatcher(ENV), {
           'dispatcher.retry.50ms',
           HOUR_QUEUE,
           `dispatcher.guard.${config.timeoutMs + 5_000}ms`,
-          'dispatcher.rate.1000ms',
           'dispatcher.events.parked',
           'dispatcher.deliveries.parked',
         ]),
       );
+      // Rate-limited deliveries wait in the schedule (delivery.delivery_wait), not in rate queues.
+      expect(queues.filter((q) => q.startsWith('dispatcher.rate.'))).toEqual([]);
       const text = await scrape();
       const reported = Object.fromEntries(
         [...text.matchAll(/^webhook_queue_messages_ready\{queue="([^"]+)"\} (\S+)$/gm)].map((m) => [

@@ -206,8 +206,9 @@ export function readEventSubject(event: PlatformEvent): MessageRead<WebhookSubje
 export const ATTEMPT_HEADER = 'x-attempt';
 
 /**
- * Header of a delivery of a rate-limited webhook waiting in a rate queue: the start time (Unix ms) it booked in the
- * webhook's schedule, so that it waits for that time rather than booking again when it comes back.
+ * Header of a delivery of a rate-limited webhook: the start time (Unix ms) it booked in the webhook's rate limit (the
+ * dispatcher's schedule released it, or it moved to the slow lane), so that it waits for that time rather than booking
+ * again.
  */
 export const RATE_AT_HEADER = 'x-rate-at';
 
@@ -291,7 +292,7 @@ export interface DeliveryRead {
   message: DeliveryMessage;
   attempt: number;
   guard: boolean;
-  /** The start time (Unix ms) booked for it in its webhook's rate schedule, if it waited in a rate queue. */
+  /** The start time (Unix ms) booked for it in its webhook's rate limit, if it was booked before (`x-rate-at`). */
   rateAt?: number;
 }
 

@@ -108,26 +108,25 @@ export const retryQueueName = (delayMs: number) => `dispatcher.retry.${delayMs}m
  */
 export const guardQueueName = (delayMs: number) => `dispatcher.guard.${delayMs}ms`;
 
-/**
- * Name of the queue where a delivery of a rate-limited webhook (maxPerSecond) waits `delayMs` when the webhook's
- * schedule is full for longer than the dispatcher holds a delivery; then back to the delivery queue, to try again.
+/*
+ * Rate queues (`dispatcher.rate.<ms>ms`, TTL queues a rate-limited webhook's deliveries cycled through until their
+ * booked start) are no longer declared: those deliveries wait in the dispatcher's schedule (delivery.delivery_wait).
+ * A broker that still has them keeps them; what they hold is dead-lettered to the delivery queue within their TTL as
+ * before (the dispatcher puts a delivery whose `x-rate-at` is still far in its schedule), and an empty one may then be
+ * deleted (docs/webhook-dispatcher.md, Rate limit).
  */
-export const rateQueueName = (delayMs: number) => `dispatcher.rate.${delayMs}ms`;
 
 export interface TopologyOptions {
   /** Distinct delays (ms) for which a delay queue is declared. */
   retryDelaysMs: readonly number[];
   /** The delay of the guard queue this process publishes to (dispatchers only). */
   guardDelayMs?: number;
-  /** The delays of the rate queues this process publishes to (dispatchers only). */
-  rateDelaysMs?: readonly number[];
 }
 
 /** The delay queues declared with these options, each with its delay (ms): retries, then the guard queue. */
 function delayQueues(options: TopologyOptions): (readonly [name: string, delayMs: number])[] {
   const queues = [...new Set(options.retryDelaysMs)].map((delayMs) => [retryQueueName(delayMs), delayMs] as const);
   if (options.guardDelayMs !== undefined) queues.push([guardQueueName(options.guardDelayMs), options.guardDelayMs]);
-  for (const delayMs of options.rateDelaysMs ?? []) queues.push([rateQueueName(delayMs), delayMs]);
   return queues;
 }
 

@@ -51,12 +51,6 @@ export class WebhookDispatcherConfig {
   }
 
   /**
-   * The rate queues' delays: a delivery of a rate-limited webhook whose booked start is further ahead than a delivery
-   * is held (WebhookRateLimiter) waits in the longest of them that ends before its start, as often as needed.
-   */
-  readonly rateDelaysMs: readonly number[] = [1_000, 10_000, 60_000];
-
-  /**
    * Recovered deliveries in flight per process (the recover lane's prefetch): each recover's job keeps at most a
    * window of them queued (RecoverJob), so this bounds how much of a process recovers take beside new deliveries.
    */
@@ -64,7 +58,7 @@ export class WebhookDispatcherConfig {
 
   /** The delay queues this process declares and publishes to. */
   get topology(): TopologyOptions {
-    return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs, rateDelaysMs: this.rateDelaysMs };
+    return { retryDelaysMs: this.retryDelaysMs, guardDelayMs: this.guardDelayMs };
   }
 }
 

@@ -2,15 +2,16 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import { buildWebhookHeaders } from '#domain';
 import type { Span } from '@opentelemetry/api';
-import { failSpan, startSpan, tracingEnabled, type LogFields } from '#platform';
+import { activeTraceparent, failSpan, startSpan, tracingEnabled, type LogFields } from '#platform';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
 import { logRequestOf } from './delivery-log.writer.js';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import type { SigningWebhook } from '../webhook/webhook.cache.js';
-import { nextStep, outcomeOf } from './delivery.decision.js';
+import { nextStep, outcomeOf, retryAfterMs } from './delivery.decision.js';
 import { DeliveryLogWriter } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
+import { DeliveryWaitRepository } from './delivery-wait.repository.js';
 import { HttpSender } from './http.sender.js';
 import { supersedingPosition } from './superseded.repository.js';
 
@@ -33,6 +34,7 @@ export class DeliveryAttempt {
     private readonly sender: HttpSender,
     private readonly log: DeliveryLogWriter,
     private readonly publisher: DeliveryPublisher,
+    private readonly waits: DeliveryWaitRepository,
     private readonly metrics: DispatcherMetrics,
   ) {
     this.debugLines = config.base.logLevel === 'debug';
@@ -121,11 +123,23 @@ export class DeliveryAttempt {
       retryOnError: webhook.retryOnError,
       manual: message.manual === true,
       delaysMs: this.config.retryDelaysMs,
+      status: result.status,
+      retryAfterMs: retryAfterMs(result.retryAfter, Date.now()),
     });
     let nextAttemptAt: Date | null = null;
     if (step.kind === 'retry') {
       nextAttemptAt = new Date(Date.now() + step.delayMs);
-      await this.publisher.publish({ ...message, snapshot }, step.attempt, { to: 'retry', delayMs: step.delayMs });
+      if (step.retryAfter) {
+        // Not the delay queue's time: the repeat waits in the schedule until then (DeliveryWaitPump).
+        await this.waits.add({
+          message: { ...message, snapshot },
+          attempt: step.attempt,
+          traceparent: activeTraceparent(),
+          notBefore: nextAttemptAt.getTime(),
+        });
+      } else {
+        await this.publisher.publish({ ...message, snapshot }, step.attempt, { to: 'retry', delayMs: step.delayMs });
+      }
       this.metrics.scheduled.inc({ decision: 'retry' });
     } else if (step.kind === 'give-up') {
       if (step.parked) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nextStep, outcomeOf } from './delivery.decision.js';
+import { nextStep, outcomeOf, retryAfterMs } from './delivery.decision.js';
 
 const delaysMs = [
   60_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000, 86_400_000,
@@ -71,4 +71,57 @@ describe('what follows an attempt', () => {
       ).toEqual(step);
     },
   );
+});
+
+describe('Retry-After on a 429 or 503', () => {
+  const now = Date.parse('2026-11-28T10:00:00Z');
+  const failed = (status: number, asked: number | undefined, attempt = 1) =>
+    nextStep({
+      succeeded: false,
+      attempt,
+      retryOnError: true,
+      manual: false,
+      delaysMs: [1_000, 5_000, 20_000],
+      status,
+      retryAfterMs: asked,
+    });
+
+  it('reads delta-seconds and an HTTP-date, and nothing else', () => {
+    expect(retryAfterMs('3', now)).toBe(3_000);
+    expect(retryAfterMs(' 120 ', now)).toBe(120_000);
+    expect(retryAfterMs('Sat, 28 Nov 2026 10:00:04 GMT', now)).toBe(4_000);
+    expect(retryAfterMs('Sat, 28 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    for (const bad of [undefined, '', '-1', '1.5', 'soon', '2026-11-28T10:00:04Z']) {
+      expect(retryAfterMs(bad, now)).toBeUndefined();
+    }
+  });
+
+  it('repeats no earlier than asked, at most the next delay later than scheduled', () => {
+    expect(failed(429, 3_000)).toEqual({ kind: 'retry', attempt: 2, delayMs: 3_000, retryAfter: true });
+    expect(failed(503, 3_000)).toEqual({ kind: 'retry', attempt: 2, delayMs: 3_000, retryAfter: true });
+    // Asked for more than the scheduled delay plus the next one: that much.
+    expect(failed(429, 3_600_000)).toEqual({ kind: 'retry', attempt: 2, delayMs: 6_000, retryAfter: true });
+    // The last repeat: at most twice its delay.
+    expect(failed(429, 3_600_000, 3)).toEqual({ kind: 'retry', attempt: 4, delayMs: 40_000, retryAfter: true });
+  });
+
+  it('keeps the schedule when it asks for less, and for other statuses', () => {
+    expect(failed(429, 500)).toEqual({ kind: 'retry', attempt: 2, delayMs: 1_000 });
+    expect(failed(500, 3_000)).toEqual({ kind: 'retry', attempt: 2, delayMs: 1_000 });
+    expect(failed(429, undefined)).toEqual({ kind: 'retry', attempt: 2, delayMs: 1_000 });
+  });
+
+  it('counts as a failure: no repeat without retryOnError', () => {
+    expect(
+      nextStep({
+        succeeded: false,
+        attempt: 1,
+        retryOnError: false,
+        manual: false,
+        delaysMs: [1_000],
+        status: 429,
+        retryAfterMs: 3_000,
+      }),
+    ).toEqual({ kind: 'give-up', parked: false });
+  });
 });

@@ -7,7 +7,6 @@ import {
   guardQueueName,
   PARKED_REASON_HEADER,
   RATE_AT_HEADER,
-  rateQueueName,
   ROUTING_KEYS,
   retryQueueName,
   slowLaneRoutingKey,
@@ -20,18 +19,19 @@ import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js'
 
 /** Where a delivery message goes. */
 export type DeliveryDestination =
-  /** The delivery queue, at once: a first attempt, a test, a resend. */
-  | { to: 'deliveries' }
+  /**
+   * The delivery queue, at once: a first attempt, a test, a resend; or one the schedule releases, with the start
+   * booked for it in its webhook's rate limit (`x-rate-at`, Unix ms).
+   */
+  | { to: 'deliveries'; rateAt?: number }
   /** A delay queue: back to the delivery queue after `delayMs` (a repeat). */
   | { to: 'retry'; delayMs: number }
   /** The recover lane: a recover's deliveries (its job paces them). */
   | { to: 'recover' }
-  /** The webhook's own shard of the slow lane. */
-  | { to: 'slow-lane'; webhookId: string }
+  /** The webhook's own shard of the slow lane, with the start it booked, if any: it never books again. */
+  | { to: 'slow-lane'; webhookId: string; rateAt?: number }
   /** The guard queue: a stand-in, back to the delivery queue after the guard delay (`x-guard`). */
   | { to: 'guard' }
-  /** A rate queue: waits `delayMs` for the start `at` (Unix ms) it booked (`x-rate-at`), then the delivery queue. */
-  | { to: 'rate'; delayMs: number; at: number }
   /** `dispatcher.deliveries.parked`, with its reason in `x-parked-reason`. */
   | { to: 'parked'; reason: string };
 
@@ -46,9 +46,16 @@ export class DeliveryPublisher {
     private readonly config: WebhookDispatcherConfig,
   ) {}
 
-  publish(message: DeliveryMessage, attempt: number, destination: DeliveryDestination): Promise<void> {
+  publish(
+    message: DeliveryMessage,
+    attempt: number,
+    destination: DeliveryDestination,
+    /** The trace it belongs to, when not the active one (a delivery released from the schedule). */
+    trace?: { traceparent: string | null },
+  ): Promise<void> {
     const headers: Record<string, unknown> = { [ATTEMPT_HEADER]: attempt };
-    const traceparent = activeTraceparent(); // the trace the message came in (its fan-out), when tracing is on
+    // The trace the message came in (its fan-out), when tracing is on.
+    const traceparent = trace ? trace.traceparent : activeTraceparent();
     if (traceparent !== null) headers[TRACEPARENT_HEADER] = traceparent;
     let exchange = ''; // the default exchange: straight to the queue named by the routing key
     let routingKey: string;
@@ -56,6 +63,7 @@ export class DeliveryPublisher {
       case 'deliveries':
         exchange = EXCHANGES.deliveries;
         routingKey = ROUTING_KEYS.deliver;
+        if (destination.rateAt !== undefined) headers[RATE_AT_HEADER] = Math.round(destination.rateAt);
         break;
       case 'retry':
         routingKey = retryQueueName(destination.delayMs);
@@ -67,14 +75,11 @@ export class DeliveryPublisher {
       case 'slow-lane':
         exchange = EXCHANGES.deliveries;
         routingKey = slowLaneRoutingKey(slowLaneShard(destination.webhookId));
+        if (destination.rateAt !== undefined) headers[RATE_AT_HEADER] = Math.round(destination.rateAt);
         break;
       case 'guard':
         routingKey = guardQueueName(this.config.guardDelayMs);
         headers[GUARD_HEADER] = 1;
-        break;
-      case 'rate':
-        routingKey = rateQueueName(destination.delayMs);
-        headers[RATE_AT_HEADER] = destination.at;
         break;
       case 'parked':
         exchange = EXCHANGES.deadLetter;

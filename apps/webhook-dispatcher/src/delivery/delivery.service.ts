@@ -74,7 +74,7 @@ export class DeliveryService {
     attempt: number,
     lane: Lane = 'normal',
     origin: Origin = 'fresh',
-    /** The start booked for it in its webhook's rate schedule (back from a rate queue). */
+    /** The start booked for it in its webhook's rate limit (`x-rate-at`). */
     rateAt?: number,
   ): Promise<AttemptOutcome> {
     // A recover's delivery checks its log too: its job queues again what it took and finds not attempted (after a
@@ -111,14 +111,18 @@ export class DeliveryService {
       return 'dropped';
     }
     const gate = await this.gate.pass(message, attempt, snapshot, webhook, rateAt);
-    if (gate !== 'open') return gate;
+    if (gate === 'dropped' || gate === 'handed-over') return gate;
 
     // The slow and recover lanes attempt within their own prefetch, without a per-webhook cap.
     const release = lane === 'normal' ? await this.slots.acquire(webhook.id) : this.slots.track(webhook.id);
     if (!release) {
       // Slow or saturated webhook: its delivery waits in the slow lane, out of the healthy webhooks' way, in the
-      // webhook's own shard of it.
-      await this.publisher.publish({ ...message, snapshot }, attempt, { to: 'slow-lane', webhookId: webhook.id });
+      // webhook's own shard of it — with the start it booked, so that its slot in the rate limit is used there.
+      await this.publisher.publish({ ...message, snapshot }, attempt, {
+        to: 'slow-lane',
+        webhookId: webhook.id,
+        rateAt: gate.rateAt,
+      });
       this.metrics.scheduled.inc({ decision: 'slow_lane' });
       return 'moved-to-slow-lane';
     }

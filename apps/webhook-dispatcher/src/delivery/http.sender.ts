@@ -17,6 +17,8 @@ export interface SendResult {
   durationMs: number;
   error: string | null;
   responseExcerpt: string | null;
+  /** The answer's `Retry-After` header as sent (seconds or an HTTP-date), if any. */
+  retryAfter?: string;
 }
 
 const EXCERPT_CHARS = 1_000;
@@ -104,12 +106,13 @@ export class HttpSender implements OnApplicationShutdown {
   ): Promise<SendResult> {
     const started = performance.now();
     return new Promise<SendResult>((resolve) => {
-      const finish = (status: number, error: unknown, responseExcerpt: string | null) => {
+      const finish = (status: number, error: unknown, responseExcerpt: string | null, retryAfter?: string) => {
         resolve({
           status,
           durationMs: Math.round(performance.now() - started),
           error: error === null ? null : this.describe(error),
           responseExcerpt,
+          ...(retryAfter === undefined ? {} : { retryAfter }),
         });
       };
       try {
@@ -229,20 +232,29 @@ class Exchange implements Dispatcher.DispatchHandler {
   cancelDeadline?: () => void;
   private controller?: Dispatcher.DispatchController;
   private status = 0;
+  private retryAfter?: string;
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private settled = false;
   private expired = false;
 
-  constructor(private readonly finish: (status: number, error: unknown, excerpt: string | null) => void) {}
+  constructor(
+    private readonly finish: (status: number, error: unknown, excerpt: string | null, retryAfter?: string) => void,
+  ) {}
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.expired) controller.abort(new DeadlineError());
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     this.status = statusCode;
+    const retryAfter = headers['retry-after'];
+    this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -279,7 +291,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       error === null && this.size > 0
         ? storableText(Buffer.concat(this.chunks).toString('utf8').slice(0, EXCERPT_CHARS))
         : null;
-    this.finish(status, error, excerpt);
+    this.finish(status, error, excerpt, error === null ? this.retryAfter : undefined);
   }
 }
 

@@ -119,6 +119,7 @@ export class DeliveryAttempt {
       retryOnError: webhook.retryOnError,
       manual: message.manual === true,
       delaysMs: this.config.retryDelaysMs,
+      status: result.status,
     });
     let nextAttemptAt: Date | null = null;
     if (step.kind === 'retry') {

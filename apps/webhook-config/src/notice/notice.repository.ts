@@ -55,13 +55,13 @@ export class NoticeRepository {
    * already disabled — its reason stays —, enabled by its merchant after the episode began, or succeeded since).
    */
   async disable(manager: EntityManager, episode: Episode, reason: NoticeReason): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [, affected]: [unknown, number] = await manager.query(
       `UPDATE webhook w SET enabled = false, disabled_reason = $4, updated_at = now()
-        WHERE w.id = $1 AND w.merchant_id = $2 AND w.enabled AND ${IN_EPISODE}
-        RETURNING w.id`,
+        WHERE w.id = $1 AND w.merchant_id = $2 AND w.enabled AND ${IN_EPISODE}`,
       [episode.webhookId, episode.merchantId, episode.failingSince, reason],
     );
-    return rows.length > 0;
+    return affected > 0;
   }
 
   /**

@@ -68,7 +68,7 @@ export class WebhookHealthMonitor {
   private mayBeDue(row: HealthRow, now: number): boolean {
     if (!row.failing_since) return false;
     if (row.gone_at && !sameTime(row.gone_reported_for, row.gone_at)) return true;
-    return now - row.failing_since.getTime() >= FAILING_NOTICE_AFTER_MS;
+    return now - row.failing_since.getTime() >= Math.min(FAILING_NOTICE_AFTER_MS, this.config.disableAfterMs);
   }
 
   /** The reports due for this webhook's health at `now`. */

@@ -63,7 +63,9 @@ export class NoticeEmailSender implements OnApplicationBootstrap, OnApplicationS
       try {
         claimed = await this.sendDue();
       } catch (error) {
-        this.logger.warn(`could not read the notice e-mails to send (tried again shortly): ${(error as Error).message}`);
+        this.logger.warn(
+          `could not read the notice e-mails to send (tried again shortly): ${(error as Error).message}`,
+        );
       }
       // A full batch: more may be due at once.
       if (claimed < CLAIM_AT_MOST) await this.pause();

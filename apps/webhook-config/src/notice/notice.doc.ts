@@ -6,8 +6,7 @@ export class NoticeDoc implements NoticeView {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({
     enum: ['failing', 'disabled'],
-    description:
-      'failing: every attempt failed for an hour; disabled: the platform disabled it (see reason).',
+    description: 'failing: every attempt failed for an hour; disabled: the platform disabled it (see reason).',
   })
   kind!: 'failing' | 'disabled';
   @ApiProperty({

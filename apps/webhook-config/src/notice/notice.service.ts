@@ -62,7 +62,8 @@ export class NoticeService {
     const reason: NoticeReason | null =
       report.type === 'webhook.gone' ? 'gone' : report.type === 'webhook.failing-too-long' ? 'failing' : null;
     const { disabled, recorded } = await this.notices.transaction(async (manager) => {
-      if (!reason) return { disabled: false, recorded: await this.notices.record(manager, 'failing', null, episode, email) };
+      if (!reason)
+        return { disabled: false, recorded: await this.notices.record(manager, 'failing', null, episode, email) };
       const disabled = await this.notices.disable(manager, episode, reason);
       const recorded = disabled && (await this.notices.record(manager, 'disabled', reason, episode, email));
       return { disabled, recorded };

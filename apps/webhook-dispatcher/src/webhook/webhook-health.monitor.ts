@@ -88,11 +88,7 @@ export class WebhookHealthMonitor {
       due.push({ type: 'webhook.failing-too-long', at: episode });
     }
     // A 410 of this episode (after the last success, and after the latest enabling), not yet reported.
-    if (
-      row.gone_at &&
-      row.gone_at.getTime() >= episode.getTime() &&
-      !sameTime(row.gone_reported_for, row.gone_at)
-    ) {
+    if (row.gone_at && row.gone_at.getTime() >= episode.getTime() && !sameTime(row.gone_reported_for, row.gone_at)) {
       due.push({ type: 'webhook.gone', at: row.gone_at });
     }
     return due;

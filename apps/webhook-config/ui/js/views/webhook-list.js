@@ -43,8 +43,8 @@ export async function webhookListView(main) {
         notice.kind === 'disabled' && notice.reason === 'gone'
           ? ` was disabled: the URL answered 410 Gone at ${formatDateTime(notice.failingSince)}. Open it to fix the URL, then enable it again.`
           : notice.kind === 'disabled'
-          ? ` was disabled: every attempt since ${formatDateTime(notice.failingSince)} failed. Open it to see why, then enable it again.`
-          : ` is failing: no attempt since ${formatDateTime(notice.failingSince)} was accepted. Open it to see why.`,
+            ? ` was disabled: every attempt since ${formatDateTime(notice.failingSince)} failed. Open it to see why, then enable it again.`
+            : ` is failing: no attempt since ${formatDateTime(notice.failingSince)} was accepted. Open it to see why.`,
       ),
     ),
     webhooks.length === 0

@@ -128,7 +128,7 @@ describe('notices that are never lost (e2e: real SMTP servers stopped and hangin
     await publishWebhookHealthReport(amqp, report('webhook.failing-too-long', id, new Date().toISOString()));
     await waitFor(async () => (await client.get(`/api/webhooks/${id}`)).body.enabled === false, { what: 'disabled' });
     // Tried (refused: nothing listens), kept, tried again.
-    await waitFor(async () => (await outbox(id)).every((row) => row.attempts >= 2), {
+    await waitFor(async () => (await outbox(id)).filter((row) => row.attempts >= 2).length === 2, {
       what: 'tries',
       timeoutMs: 15_000,
     });
@@ -156,7 +156,7 @@ describe('notices that are never lost (e2e: real SMTP servers stopped and hangin
     const started = Date.now();
     try {
       await publishWebhookHealthReport(amqp, report('webhook.failing-too-long', id, new Date().toISOString()));
-      await waitFor(async () => (await outbox(id)).every((row) => row.attempts >= 2 && row.lastError), {
+      await waitFor(async () => (await outbox(id)).filter((row) => row.attempts >= 2 && row.lastError).length === 2, {
         what: 'two timed-out tries each',
         timeoutMs: 20_000,
       });

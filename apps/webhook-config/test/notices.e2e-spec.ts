@@ -85,20 +85,22 @@ describe('notices of failing webhooks (e2e over RabbitMQ, HTTP and a real SMTP s
     await publishWebhookHealthReport(amqp, report);
     await publishWebhookHealthReport(amqp, report); // as a second dispatcher process may
     await waitFor(async () => (await notices()).length === 1, { what: 'the notice' });
-    await waitFor(() => smtp.mails.length === 1, { what: 'the e-mail' });
+    await waitFor(() => smtp.mails.length === 2, { what: 'the e-mails' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await notices()).toEqual([
       {
         id: expect.any(String),
         kind: 'failing',
+        reason: null,
         webhookId: id,
         webhookName: name,
         failingSince,
         createdAt: expect.any(String),
       },
     ]);
-    expect(smtp.mails).toHaveLength(1);
-    expect(smtp.mails[0].to.sort()).toEqual([colleague, owner].sort());
+    // One e-mail per backend user of the merchant.
+    expect(smtp.mails).toHaveLength(2);
+    expect(smtp.mails.map((mail) => mail.to).sort()).toEqual([[colleague], [owner]].sort());
     expect(smtp.mails[0].text).toContain('Subject: =?UTF-8?');
     expect(smtp.mails[0].text).toMatch(/From: Payments <webhooks@payments\.example>/);
     expect(smtp.mails[0].text.replace(/=\r?\n/g, '')).toMatch(/has not accepted the webhook/);
@@ -128,13 +130,13 @@ describe('notices of failing webhooks (e2e over RabbitMQ, HTTP and a real SMTP s
     await waitFor(() => configTap.messages.slice(changesBefore).some((message) => message.body.webhookId === id), {
       what: 'the webhook.changed message',
     });
-    await waitFor(() => smtp.mails.length === mailsBefore + 1, { what: 'the e-mail' });
+    await waitFor(() => smtp.mails.length === mailsBefore + 2, { what: 'the e-mails' });
     expect(smtp.mails.at(-1)!.text.replace(/=\r?\n/g, '')).toMatch(/was disabled because every attempt since/);
-    expect((await notices())[0]).toMatchObject({ kind: 'disabled', webhookId: id, failingSince });
+    expect((await notices())[0]).toMatchObject({ kind: 'disabled', reason: 'failing', webhookId: id, failingSince });
     // Again: nothing more.
     await publishWebhookHealthReport(amqp, report);
     await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(smtp.mails.length).toBe(mailsBefore + 1);
+    expect(smtp.mails.length).toBe(mailsBefore + 2);
     expect((await notices()).filter((notice) => notice.webhookId === id)).toHaveLength(1);
     // Enabled by the merchant: its reason goes.
     expect((await client.patch(`/api/webhooks/${id}`, { enabled: true })).body.health).toMatchObject({

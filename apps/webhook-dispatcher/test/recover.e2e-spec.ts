@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUIDv7 } from 'node:crypto';
-import { publishRecoverCommand, publishWebhookChanged, type AmqpClient } from '#messaging';
+import { publishDispatcherCommand, publishRecoverCommand, publishWebhookChanged, type AmqpClient } from '#messaging';
 import { uuidV7At, waitFor } from '#testing';
 import { startAppProcess, stopAppProcess, type AppProcess } from './app-process.js';
 import {
@@ -10,6 +10,7 @@ import {
   createWebhook,
   db,
   dispatcherEnv,
+  publishEvents,
   renderedBody,
   testAmqp,
   transactionEvent,
@@ -141,6 +142,32 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
     expect(receiver.to('/disabled').length).toBeLessThan(2_000);
     expect((await recoverRow(id))?.cancel_reason).toBe('disabled');
   }, 90_000);
+
+  it('"Send test" reaches a rate-limited webhook at once, never behind its backlog', async () => {
+    const url = `${receiver.url}/backlog`;
+    const hook = await createWebhook({ merchantId, url, maxPerSecond: 1 });
+    await publishEvents(
+      amqp,
+      Array.from({ length: 200 }, () => transactionEvent(merchantId, null)),
+    );
+    await waitFor(
+      async () =>
+        (await db().query(`SELECT count(*)::int AS n FROM delivery.delivery_wait WHERE webhook_id = $1`, [hook.id]))
+          .rows[0].n >= 150,
+      { what: 'a backlog of 150 waiting' },
+    );
+    const deliveryId = randomUUIDv7();
+    const asked = Date.now();
+    await publishDispatcherCommand(amqp, { type: 'webhook.test', deliveryId, webhookId: hook.id, merchantId });
+    const test = await waitFor(
+      () => receiver.to('/backlog').find((request) => request.headers['webhook-id'] === deliveryId),
+      { timeoutMs: 10_000, what: 'the test delivery' },
+    );
+    // Behind 150 at 1 a second it would wait minutes; it takes the next start (at most a second or two away).
+    expect(test!.receivedAt - asked).toBeLessThan(3_000);
+    await db().query(`UPDATE webhook SET enabled = false, disabled_reason = 'manual' WHERE id = $1`, [hook.id]);
+    await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
+  }, 60_000);
 
   it('carries on in another process when the one working on it is killed: the rest arrive, none twice', async () => {
     dispatchers.push(await start('dispatcher-b'));

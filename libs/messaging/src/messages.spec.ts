@@ -292,7 +292,7 @@ describe("a platform event's data, checked against its category's record schema 
     updatedAt: '2026-11-22T10:00:00.000Z',
     threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
   });
-  const withData = (category: PlatformEvent['category'], data: object): PlatformEvent => ({
+  const withData = (category: PlatformEvent['category'], data: Record<string, unknown>): PlatformEvent => ({
     ...event(),
     category,
     data,
@@ -330,7 +330,7 @@ describe("a platform event's data, checked against its category's record schema 
   });
 
   it('refuses data the renderers cannot take, naming the field and never the value', () => {
-    const cases: Array<[object, string]> = [
+    const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...transaction(), status: 'paid' }, '/status'],
       [{ ...transaction(), amount: 19.9 }, '/amount'],
       [{ ...transaction(), createdAt: '2026-11-22T10:00:00' }, '/createdAt'],

@@ -395,8 +395,8 @@ export async function publishDispatcherCommand(
   });
 }
 
-/** What the dispatcher reports about a webhook whose attempts keep failing. */
-export const WEBHOOK_HEALTH_REPORTS = ['webhook.failing', 'webhook.failing-too-long'] as const;
+/** What the dispatcher reports about a webhook whose attempts keep failing, or whose URL is gone. */
+export const WEBHOOK_HEALTH_REPORTS = ['webhook.failing', 'webhook.failing-too-long', 'webhook.gone'] as const;
 
 /**
  * A failing webhook, on `webhooks.health` (routing key = type) → `config.webhook-health` (owner: the dispatcher, which
@@ -405,9 +405,13 @@ export const WEBHOOK_HEALTH_REPORTS = ['webhook.failing', 'webhook.failing-too-l
  * - `webhook.failing`: every attempt since `failingSince` failed, for an hour now: notify the merchant.
  * - `webhook.failing-too-long`: for WEBHOOK_DISABLE_AFTER, with at least 10 attempts (`failures`): disable it (reason
  *   `failing`) and notify the merchant.
+ * - `webhook.gone`: an attempt was answered `410 Gone` at `failingSince` (the time of that attempt): disable it at once
+ *   (reason `gone`) and notify the merchant.
  *
- * Sent once per episode (`failingSince`) as far as the dispatcher knows; the consumer acts once per episode however
- * often it arrives.
+ * The episode (`failingSince`) starts at the first failed attempt after the last success, or at the webhook's latest
+ * enabling by its merchant if that is later. Sent once per episode as far as the dispatcher knows; the consumer acts
+ * once per episode however often it arrives, and not at all on an episode the webhook has left since (a success, or
+ * an enabling after it began).
  */
 export const webhookHealthReports = messageContract('webhook health report', {
   type: 'object',

@@ -33,7 +33,7 @@ export class WebhookConfigConfig {
     /** WEBHOOK_LOG_RETENTION, as the dispatcher reads it: shown to merchants as how long the log is kept. */
     readonly logRetentionMs: number = DEFAULT_WEBHOOK_LOG_RETENTION_MS,
     /** SMTP_URL and MAIL_FROM: notices also go out by e-mail; undefined: only in the backend. */
-    readonly mail?: { smtpUrl: string; from: string },
+    readonly mail?: MailConfig,
   ) {}
 
   /** Session cookies are always Secure in production; elsewhere only when the request came over HTTPS. */
@@ -61,15 +61,27 @@ export function loadWebhookConfigConfig(env: NodeJS.ProcessEnv): WebhookConfigCo
   return config;
 }
 
+/** How notices are e-mailed (SMTP_URL, MAIL_FROM, SMTP_TIMEOUT, SMTP_RETRY_MAX). */
+export interface MailConfig {
+  smtpUrl: string;
+  from: string;
+  /** Connecting, the server's greeting, and any silence of the socket: each gives up after this (nodemailer's own are minutes). */
+  timeoutMs: number;
+  /** An e-mail that could not be sent is tried again after 1 s, doubling, at most this long after the last try. */
+  retryMaxMs: number;
+}
+
 /** An address nodemailer can send from: `name@host`, perhaps as `Display Name <name@host>`. */
 const MAIL_ADDRESS = /^(?:[^<>\r\n]*<)?[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>?$/;
 
 /** SMTP_URL (smtp:// or smtps://, user and password in it) with MAIL_FROM, or neither. Never echoes the URL. */
-function readMail(reader: EnvReader): { smtpUrl: string; from: string } | undefined {
+function readMail(reader: EnvReader): MailConfig | undefined {
   const smtpUrl = reader.url('SMTP_URL', ['smtp:', 'smtps:'], { default: '' });
   const from = reader.string('MAIL_FROM', { default: '' });
+  const timeoutMs = reader.duration('SMTP_TIMEOUT', { default: 10_000, min: 100, max: 120_000 });
+  const retryMaxMs = reader.duration('SMTP_RETRY_MAX', { default: 60_000, min: 1_000, max: 3_600_000 });
   if (from && !MAIL_ADDRESS.test(from)) reader.refuse('MAIL_FROM', 'must be an e-mail address (name@example.com)');
   if (!smtpUrl) return undefined;
   if (!from) reader.refuse('MAIL_FROM', 'is required when SMTP_URL is set');
-  return { smtpUrl, from };
+  return { smtpUrl, from, timeoutMs, retryMaxMs };
 }

@@ -6,9 +6,18 @@ export class NoticeDoc implements NoticeView {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({
     enum: ['failing', 'disabled'],
-    description: 'failing: every attempt failed for an hour; disabled: for WEBHOOK_DISABLE_AFTER, so it was disabled.',
+    description: 'failing: every attempt failed for an hour; disabled: the platform disabled it (see reason).',
   })
   kind!: 'failing' | 'disabled';
+  @ApiProperty({
+    enum: ['failing', 'gone'],
+    nullable: true,
+    type: String,
+    description:
+      'For `disabled`: why — `failing` (every attempt failed for WEBHOOK_DISABLE_AFTER) or `gone` (the URL answered ' +
+      '410 Gone; `failingSince` is then the time of that answer). null for `failing`.',
+  })
+  reason!: 'failing' | 'gone' | null;
   @ApiProperty({ format: 'uuid' }) webhookId!: string;
   @ApiProperty() webhookName!: string;
   @ApiProperty({ format: 'date-time', description: 'The first failed attempt of the episode.' }) failingSince!: string;

@@ -2,16 +2,18 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 
-/** One e-mail to a merchant's backend users. */
+/** One e-mail to one of a merchant's backend users. */
 export interface NoticeMail {
-  to: string[];
+  to: string;
   subject: string;
   text: string;
 }
 
 /**
- * Sends notices by e-mail through SMTP_URL (nodemailer), from MAIL_FROM; does nothing when SMTP_URL is unset (the
- * notices are then only in the backend). A failure throws: the caller's message is then given back to be tried again.
+ * Sends notices by e-mail through SMTP_URL (nodemailer), from MAIL_FROM; disabled when SMTP_URL is unset (the notices
+ * are then only in the backend). Connecting, the server's greeting and any silence of the socket each give up after
+ * SMTP_TIMEOUT (nodemailer's defaults are two minutes, ten for a silent socket): a server that is down or hangs costs
+ * seconds, and the e-mail is tried again later (NoticeEmailSender). A failure throws.
  */
 @Injectable()
 export class NoticeMailer implements OnApplicationShutdown {
@@ -20,8 +22,14 @@ export class NoticeMailer implements OnApplicationShutdown {
 
   constructor(config: WebhookConfigConfig) {
     if (!config.mail) return;
-    this.transport = createTransport(config.mail.smtpUrl);
-    this.from = config.mail.from;
+    const { smtpUrl, from, timeoutMs } = config.mail;
+    this.transport = createTransport({
+      url: smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    });
+    this.from = from;
   }
 
   get enabled(): boolean {
@@ -29,7 +37,7 @@ export class NoticeMailer implements OnApplicationShutdown {
   }
 
   async send(mail: NoticeMail): Promise<void> {
-    if (!this.transport || mail.to.length === 0) return;
+    if (!this.transport) throw new Error('SMTP_URL is not set');
     await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
   }
 

@@ -1,14 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { WebhookHealthReport } from '#messaging';
 import { WebhookChangePublisher } from '../webhook/webhook-change.publisher.js';
-import { WebhookRepository } from '../webhook/webhook.repository.js';
+import { NoticeEmailSender } from './notice-email.sender.js';
 import { NoticeMailer } from './notice.mailer.js';
-import { NoticeRepository, type NoticeRow } from './notice.repository.js';
+import { NoticeRepository, type NoticeReason, type NoticeRow } from './notice.repository.js';
 
 /** A notice as the backend API shows it. */
 export interface NoticeView {
   id: string;
   kind: 'failing' | 'disabled';
+  /** For `disabled`: why — `failing` for WEBHOOK_DISABLE_AFTER, or `gone` (the URL answered 410); else null. */
+  reason: NoticeReason | null;
   webhookId: string;
   webhookName: string;
   failingSince: string;
@@ -18,6 +20,7 @@ export interface NoticeView {
 const toNoticeView = (row: NoticeRow): NoticeView => ({
   id: row.id,
   kind: row.kind,
+  reason: row.reason,
   webhookId: row.webhookId,
   webhookName: row.webhookName,
   failingSince: row.failingSince.toISOString(),
@@ -26,9 +29,12 @@ const toNoticeView = (row: NoticeRow): NoticeView => ({
 
 /**
  * Acts on the dispatcher's reports about failing webhooks (CONTRACT §5): one failing for an hour gets its merchant a
- * notice; one failing for WEBHOOK_DISABLE_AFTER is disabled (reason `failing`) and gets one too. A notice is in the
- * backend at once and, with SMTP_URL, e-mailed to the merchant's backend users — once per webhook, kind and episode,
- * however often the report arrives.
+ * notice; one failing for WEBHOOK_DISABLE_AFTER is disabled (reason `failing`), one whose URL answered 410 at once
+ * (reason `gone`), and gets one too. Only while the webhook is still in the episode the report tells of: not once its
+ * merchant enabled it after the episode began, nor once an attempt has succeeded since. A notice is in the backend at
+ * once and, with SMTP_URL, queued as one e-mail per backend user of the merchant in the same transaction (the outbox,
+ * sent by NoticeEmailSender) — once per webhook, kind and episode, however often the report arrives. Handling needs
+ * the database only: SMTP being down never fails a report.
  */
 @Injectable()
 export class NoticeService {
@@ -36,59 +42,43 @@ export class NoticeService {
 
   constructor(
     private readonly notices: NoticeRepository,
-    private readonly webhooks: WebhookRepository,
     private readonly changes: WebhookChangePublisher,
     private readonly mailer: NoticeMailer,
+    private readonly sender: NoticeEmailSender,
   ) {}
 
   async recent(merchantId: string): Promise<NoticeView[]> {
     return (await this.notices.recent(merchantId)).map(toNoticeView);
   }
 
-  /** Throws when the e-mail could not be sent: the report is then handled again later (and e-mails once). */
+  /** Throws when the database fails: the report is then handled again (and acts once). `failingSince` is a valid time. */
   async handle(report: WebhookHealthReport): Promise<void> {
-    const failingSince = new Date(report.failingSince);
-    if (report.type === 'webhook.failing-too-long') {
-      const disabled = await this.webhooks.disableFailing(report.merchantId, report.webhookId);
-      if (disabled) {
-        this.logger.warn({
-          msg: `webhook ${report.webhookId} disabled: all of its ${report.failures} attempts since ${report.failingSince} failed`,
-          webhookId: report.webhookId,
-          merchantId: report.merchantId,
-        });
-        await this.changes.changed(report.merchantId, report.webhookId);
-      }
-    }
-    const kind = report.type === 'webhook.failing' ? 'failing' : 'disabled';
-    const notice = await this.notices.record(kind, report.merchantId, report.webhookId, failingSince);
-    if (!notice || notice.emailedAt || !this.mailer.enabled || !(await this.notices.claimEmail(notice.id))) return;
-    try {
-      await this.mailer.send({ to: await this.notices.recipients(report.merchantId), ...mailOf(notice) });
-    } catch (error) {
-      // Given back: the report is handled again later (the consumer gives it back), and e-mails then.
-      await this.notices.releaseEmail(notice.id);
-      throw error;
-    }
-  }
-}
-
-/** The e-mail of a notice: what happened, since when, and what to do. */
-function mailOf(notice: NoticeRow): { subject: string; text: string } {
-  const since = notice.failingSince.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
-  if (notice.kind === 'failing') {
-    return {
-      subject: `Webhook “${notice.webhookName}” is failing`,
-      text:
-        `Your server has not accepted the webhook “${notice.webhookName}” since ${since}: every attempt since then ` +
-        'failed.\n\nThe delivery log in the merchant backend shows why for each attempt, and what to do. Webhooks that ' +
-        'keep failing are repeated, and a webhook that keeps failing for days is disabled.\n',
+    const episode = {
+      merchantId: report.merchantId,
+      webhookId: report.webhookId,
+      failingSince: new Date(report.failingSince),
     };
+    const email = this.mailer.enabled;
+    const reason: NoticeReason | null =
+      report.type === 'webhook.gone' ? 'gone' : report.type === 'webhook.failing-too-long' ? 'failing' : null;
+    const { disabled, recorded } = await this.notices.transaction(async (manager) => {
+      if (!reason)
+        return { disabled: false, recorded: await this.notices.record(manager, 'failing', null, episode, email) };
+      const disabled = await this.notices.disable(manager, episode, reason);
+      const recorded = disabled && (await this.notices.record(manager, 'disabled', reason, episode, email));
+      return { disabled, recorded };
+    });
+    if (disabled) {
+      this.logger.warn({
+        msg:
+          reason === 'gone'
+            ? `webhook ${report.webhookId} disabled: its URL answered 410 Gone at ${report.failingSince}`
+            : `webhook ${report.webhookId} disabled: all of its ${report.failures} attempts since ${report.failingSince} failed`,
+        webhookId: report.webhookId,
+        merchantId: report.merchantId,
+      });
+      await this.changes.changed(report.merchantId, report.webhookId);
+    }
+    if (recorded && email) this.sender.nudge();
   }
-  return {
-    subject: `Webhook “${notice.webhookName}” was disabled`,
-    text:
-      `The webhook “${notice.webhookName}” was disabled because every attempt since ${since} failed. Nothing is sent ` +
-      'to it now; each event is recorded in its delivery log as not sent.\n\nWhen your server is ready, enable the ' +
-      'webhook again in the merchant backend and send what you missed from its log.\n',
-  };
 }

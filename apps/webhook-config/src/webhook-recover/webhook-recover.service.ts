@@ -3,6 +3,7 @@ import { randomUUIDv7 } from 'node:crypto';
 import { RECOVER_CANCEL_COMMAND, RECOVER_COMMAND } from '#messaging';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { retentionText } from '../webhook-delivery/webhook-delivery.service.js';
+import { WebhookChangePublisher } from '../webhook/webhook-change.publisher.js';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
 import type { RecoverRef } from './recover-ref.entity.js';
 import { RecoverCommandPublisher } from './recover-command.publisher.js';
@@ -48,6 +49,7 @@ export class WebhookRecoverService {
     private readonly lookup: WebhookLookup,
     private readonly recovers: WebhookRecoverRepository,
     private readonly commands: RecoverCommandPublisher,
+    private readonly changes: WebhookChangePublisher,
     private readonly config: WebhookConfigConfig,
   ) {}
 
@@ -97,6 +99,9 @@ export class WebhookRecoverService {
       await this.commands.send({ type: RECOVER_CANCEL_COMMAND, recoverId: latest.id, webhookId, merchantId });
       let now: RecoverRef | null = latest;
       await until(async () => (now = await this.recovers.find(latest.id, manager))?.state !== 'running');
+      // Every dispatcher reads the recover's state again now, not within the second it keeps it: nothing more of it
+      // is sent from here on.
+      await this.changes.changed(merchantId, webhookId);
       return toView(now ?? latest);
     });
   }

@@ -22,12 +22,15 @@ export class WebhookHealthDoc implements WebhookHealthView {
   @ApiProperty({ type: 'integer', description: 'Attempts in the last 24 hours.' }) attempts24h!: number;
   @ApiProperty({ type: 'integer', description: 'Failed attempts in the last 24 hours.' }) failures24h!: number;
   @ApiProperty({
-    enum: ['manual', 'failing'],
+    enum: ['manual', 'failing', 'gone'],
     nullable: true,
     description:
-      'Why the webhook is disabled: manual (by you), failing (its attempts all failed for WEBHOOK_DISABLE_AFTER).',
+      'Why the webhook is disabled: manual (by you), failing (its attempts all failed for WEBHOOK_DISABLE_AFTER), ' +
+      'gone (its URL answered 410 Gone: the receiver says the address no longer exists; disabled at once, never ' +
+      'repeated). Enabling it clears the reason and starts a new count: a webhook still failing is disabled again ' +
+      'WEBHOOK_DISABLE_AFTER after the enabling.',
   })
-  disabledReason!: 'manual' | 'failing' | null;
+  disabledReason!: 'manual' | 'failing' | 'gone' | null;
 }
 
 /** OpenAPI: a webhook as the API shows it (never with its secret). */

@@ -16,6 +16,7 @@ describe('WebhookMetrics', () => {
     expect(await scrape(async () => [{ reason: 'failing', count: 4 }])).toEqual([
       'webhooks_disabled{reason="manual"} 0',
       'webhooks_disabled{reason="failing"} 4',
+      'webhooks_disabled{reason="gone"} 0',
     ]);
   });
 
@@ -26,6 +27,7 @@ describe('WebhookMetrics', () => {
       expect(await scrape(() => Promise.reject(new Error('connection refused')))).toEqual([
         'webhooks_disabled{reason="manual"} Nan',
         'webhooks_disabled{reason="failing"} Nan',
+        'webhooks_disabled{reason="gone"} Nan',
       ]);
       expect(warn).toHaveBeenCalledWith('cannot read the disabled webhooks (reported as NaN): connection refused');
     } finally {

@@ -51,7 +51,11 @@ export class WebhookRepository {
   }
 
   /** Applies the changed settings; null when there is no such webhook of this merchant. */
-  async update(merchantId: string, id: string, changes: Partial<WebhookSettings>): Promise<WebhookEntity | null> {
+  async update(
+    merchantId: string,
+    id: string,
+    changes: Partial<WebhookSettings & Pick<WebhookEntity, 'enabledAt'>>,
+  ): Promise<WebhookEntity | null> {
     const result = await this.webhooks
       .createQueryBuilder()
       .update(WebhookEntity)
@@ -59,20 +63,6 @@ export class WebhookRepository {
       .where('id = :id AND merchant_id = :merchantId', { id, merchantId })
       .execute();
     return result.affected ? this.findOwned(merchantId, id) : null;
-  }
-
-  /**
-   * Disables a webhook the dispatcher reports as failing for WEBHOOK_DISABLE_AFTER (reason `failing`); false when it
-   * is gone or already disabled (then its reason, manual or failing, stays).
-   */
-  async disableFailing(merchantId: string, id: string): Promise<boolean> {
-    const result = await this.webhooks
-      .createQueryBuilder()
-      .update(WebhookEntity)
-      .set({ enabled: false, disabledReason: 'failing', updatedAt: () => 'now()' })
-      .where('id = :id AND merchant_id = :merchantId AND enabled', { id, merchantId })
-      .execute();
-    return (result.affected ?? 0) > 0;
   }
 
   /** Disabled webhooks of every merchant by reason (a reason none is disabled for is absent), index only. */

@@ -81,7 +81,7 @@ export class WebhookService {
       events: input.events ?? current.events,
       integrationId: input.integrationId === undefined ? current.integrationId : input.integrationId,
     });
-    const changes: Partial<WebhookSettings> = {};
+    const changes: Partial<WebhookSettings & { enabledAt: Date }> = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.url !== undefined) changes.url = input.url;
     if (input.contentType !== undefined) changes.contentType = input.contentType;
@@ -92,8 +92,10 @@ export class WebhookService {
     if (input.maxPerSecond !== undefined) changes.maxPerSecond = input.maxPerSecond;
     if (input.skipSupersededRepeats !== undefined) changes.skipSupersededRepeats = input.skipSupersededRepeats;
     // Disabling keeps the reason of a webhook that is already disabled (the platform's `failing` stays visible);
-    // enabling clears it.
+    // enabling clears it, and a disabled webhook enabled again starts a new failure episode from now (enabledAt): the
+    // platform does not disable it again for failures before, and counts WEBHOOK_DISABLE_AFTER from now.
     if (input.enabled === true) Object.assign(changes, { enabled: true, disabledReason: null });
+    if (input.enabled === true && !current.enabled) changes.enabledAt = new Date();
     if (input.enabled === false && current.enabled)
       Object.assign(changes, { enabled: false, disabledReason: 'manual' });
     const webhook = await this.webhooks.update(merchantId, id, changes);

@@ -97,11 +97,12 @@ export const eventList = (events) => events.map((event) => EVENT_LABELS[event]?.
 
 /**
  * A webhook's health in words, with the tone of its chip (CONTRACT §5 `health`).
- * @param {{ state: 'healthy' | 'failing' | 'disabled', disabledReason: 'manual' | 'failing' | null }} health
+ * @param {{ state: 'healthy' | 'failing' | 'disabled', disabledReason: 'manual' | 'failing' | 'gone' | null }} health
  * @returns {{ text: string, tone: 'ok' | 'warn' | 'bad' }}
  */
 export function healthChip(health) {
   if (health.state === 'healthy') return { text: 'Healthy', tone: 'ok' };
   if (health.state === 'failing') return { text: 'Failing', tone: 'bad' };
+  if (health.disabledReason === 'gone') return { text: 'Disabled — the URL answered 410 Gone', tone: 'warn' };
   return { text: health.disabledReason === 'failing' ? 'Disabled — kept failing' : 'Disabled', tone: 'warn' };
 }

@@ -377,10 +377,10 @@ export interface components {
       /** @description Failed attempts in the last 24 hours. */
       failures24h: number;
       /**
-       * @description Why the webhook is disabled: manual (by you), failing (its attempts all failed for WEBHOOK_DISABLE_AFTER).
+       * @description Why the webhook is disabled: manual (by you), failing (its attempts all failed for WEBHOOK_DISABLE_AFTER), gone (its URL answered 410 Gone: the receiver says the address no longer exists; disabled at once, never repeated). Enabling it clears the reason and starts a new count: a webhook still failing is disabled again WEBHOOK_DISABLE_AFTER after the enabling.
        * @enum {string|null}
        */
-      disabledReason: 'manual' | 'failing' | null;
+      disabledReason: 'manual' | 'failing' | 'gone' | null;
     };
     WebhookDoc: {
       /** Format: uuid */
@@ -617,10 +617,15 @@ export interface components {
       /** Format: uuid */
       id: string;
       /**
-       * @description failing: every attempt failed for an hour; disabled: for WEBHOOK_DISABLE_AFTER, so it was disabled.
+       * @description failing: every attempt failed for an hour; disabled: the platform disabled it (see reason).
        * @enum {string}
        */
       kind: 'failing' | 'disabled';
+      /**
+       * @description For `disabled`: why — `failing` (every attempt failed for WEBHOOK_DISABLE_AFTER) or `gone` (the URL answered 410 Gone; `failingSince` is then the time of that answer). null for `failing`.
+       * @enum {string|null}
+       */
+      reason: 'failing' | 'gone' | null;
       /** Format: uuid */
       webhookId: string;
       webhookName: string;

@@ -78,6 +78,16 @@ export function notAttemptedRecord(
   };
 }
 
+/**
+ * In the health upsert: whether every failure the stored row counts (failures_in_a_row since failing_since) is still
+ * after the webhook's latest success once this batch is in — the batch has no success newer than the stored one, or
+ * the stored failures all came after the batch's success (a success logged late). Otherwise the failures after the
+ * batch's success are counted again from the log (the stored row cannot tell which of its failures were before it).
+ */
+const KEEPS_STORED_FAILURES = `(excluded.last_success_at IS NULL
+  OR excluded.last_success_at <= coalesce(h.last_success_at, '-infinity')
+  OR h.failing_since > excluded.last_success_at)`;
+
 /** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */
 type Outcome = Error | undefined;
 
@@ -163,8 +173,12 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
    * The same statement keeps each webhook's health (delivery.webhook_health, webhook_health_hour; CONTRACT §5
    * `health`) from the attempts it actually inserted (RETURNING skips those already written): a batch written again
    * after an error counts nothing twice. Per webhook: the latest attempt and success; failing since the first failure
-   * after the latest success (a success in the batch ends an episode; failures without one continue it); failures in
-   * a row; attempts and failures per hour. Rows are upserted in webhook order, the same in every process.
+   * after the latest success, by the attempts' times, not the order they are written in (a success in the batch ends
+   * an episode; failures without one continue it; an attempt older than the latest success changes neither the
+   * episode nor the state, and a success logged after newer failures leaves them failing — KEEPS_STORED_FAILURES);
+   * failures in a row; the latest attempt answered 410 Gone (gone_at, reported by the monitor); attempts and failures
+   * per hour. Rows are upserted in webhook order, the same in every process. (A batch written at the same moment by
+   * another process is seen as it was when this statement started, for the batch's own failures only.)
    *
    * And each subject's newest event delivered to each webhook (delivery.subject_delivered, superseded repeats): from
    * the delivered attempts that carry a position, passed apart (`$2`, usually a few rows or none) rather than read
@@ -193,7 +207,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
                 request jsonb, outcome text, status int, "durationMs" int, error text, "responseExcerpt" text,
                 "createdAt" timestamptz, "nextAttemptAt" timestamptz, manual boolean)
          ON CONFLICT (id, created_at) DO NOTHING
-         RETURNING id, delivery_id, webhook_id, attempt, manual, created_at, outcome),
+         RETURNING id, delivery_id, webhook_id, attempt, manual, created_at, outcome, status),
        extra AS (
          SELECT i.*, x."recoverId", x."deliveryFrom", x."deliveryTo"
            FROM inserted i
@@ -202,28 +216,42 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
        attempts AS (SELECT * FROM inserted WHERE outcome IN ('delivered', 'failed')),
        per AS (
          SELECT webhook_id, max(created_at) AS last_attempt_at,
-                max(created_at) FILTER (WHERE outcome = 'delivered') AS last_success_at
+                max(created_at) FILTER (WHERE outcome = 'delivered') AS last_success_at,
+                max(created_at) FILTER (WHERE outcome = 'failed' AND status = 410) AS gone_at
            FROM attempts GROUP BY webhook_id),
+       known AS (SELECT webhook_id, last_success_at FROM webhook_health WHERE webhook_id IN (SELECT webhook_id FROM per)),
        tail AS (
          SELECT a.webhook_id, min(a.created_at) AS first_failure, count(*)::int AS failures
-           FROM attempts a JOIN per p USING (webhook_id)
-          WHERE a.outcome = 'failed' AND a.created_at > coalesce(p.last_success_at, '-infinity')
+           FROM attempts a JOIN per p USING (webhook_id) LEFT JOIN known k USING (webhook_id)
+          WHERE a.outcome = 'failed'
+            AND a.created_at > greatest(p.last_success_at, k.last_success_at, '-infinity')
           GROUP BY a.webhook_id),
        health AS (
-         INSERT INTO webhook_health AS h (webhook_id, last_attempt_at, last_success_at, failing_since, failures_in_a_row)
-         SELECT p.webhook_id, p.last_attempt_at, p.last_success_at, t.first_failure, coalesce(t.failures, 0)
+         INSERT INTO webhook_health AS h
+                (webhook_id, last_attempt_at, last_success_at, failing_since, failures_in_a_row, gone_at)
+         SELECT p.webhook_id, p.last_attempt_at, p.last_success_at, t.first_failure, coalesce(t.failures, 0), p.gone_at
            FROM per p LEFT JOIN tail t USING (webhook_id)
           ORDER BY p.webhook_id
          ON CONFLICT (webhook_id) DO UPDATE SET
            last_attempt_at = greatest(h.last_attempt_at, excluded.last_attempt_at),
            last_success_at = greatest(h.last_success_at, excluded.last_success_at),
-           failing_since = CASE WHEN excluded.last_success_at >= coalesce(h.last_success_at, '-infinity')
-                                THEN excluded.failing_since
-                                ELSE coalesce(h.failing_since, excluded.failing_since) END,
-           failures_in_a_row = CASE WHEN excluded.last_success_at >= coalesce(h.last_success_at, '-infinity')
-                                    THEN excluded.failures_in_a_row
-                                    ELSE h.failures_in_a_row + excluded.failures_in_a_row END
-         RETURNING h.webhook_id, h.failing_since, h.failures_in_a_row, h.failing_reported_for, h.disable_reported_for),
+           gone_at = greatest(h.gone_at, excluded.gone_at),
+           failing_since = least(
+             CASE WHEN ${KEEPS_STORED_FAILURES} THEN h.failing_since
+                  WHEN h.last_attempt_at > excluded.last_success_at THEN
+                    (SELECT min(l.created_at) FROM webhook_log l
+                      WHERE l.webhook_id = h.webhook_id AND l.created_at > excluded.last_success_at
+                        AND l.outcome = 'failed') END,
+             excluded.failing_since),
+           failures_in_a_row = excluded.failures_in_a_row +
+             CASE WHEN ${KEEPS_STORED_FAILURES} THEN h.failures_in_a_row
+                  WHEN h.last_attempt_at > excluded.last_success_at THEN
+                    (SELECT count(*)::int FROM webhook_log l
+                      WHERE l.webhook_id = h.webhook_id AND l.created_at > excluded.last_success_at
+                        AND l.outcome = 'failed')
+                  ELSE 0 END
+         RETURNING h.webhook_id, h.failing_since, h.failures_in_a_row, h.failing_reported_for, h.disable_reported_for,
+                   h.gone_at, h.gone_reported_for),
        hours AS (
          INSERT INTO webhook_health_hour AS x (webhook_id, hour, attempts, failures)
          SELECT webhook_id, date_trunc('hour', created_at), count(*), count(*) FILTER (WHERE outcome = 'failed')

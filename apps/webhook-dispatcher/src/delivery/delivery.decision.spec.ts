@@ -28,6 +28,13 @@ describe('nextStep', () => {
     expect(steps[10]).toEqual({ kind: 'give-up', parked: true });
   });
 
+  it('never repeats an attempt answered 410 Gone, and does not park it', () => {
+    const step = (status: number) =>
+      nextStep({ succeeded: false, attempt: 1, retryOnError: true, manual: false, delaysMs, status });
+    expect(step(410)).toEqual({ kind: 'give-up', parked: false });
+    expect(step(404)).toEqual({ kind: 'retry', attempt: 2, delayMs: delaysMs[0] });
+  });
+
   it('honours a shorter list of delays', () => {
     expect(nextStep({ succeeded: false, attempt: 2, retryOnError: true, manual: false, delaysMs: [10, 20] })).toEqual({
       kind: 'retry',

@@ -33,10 +33,14 @@ export type NextStep =
   | { kind: 'retry'; attempt: number; delayMs: number; retryAfter?: true }
   | { kind: 'give-up'; parked: boolean };
 
+/** The receiver says the URL no longer exists (Standard Webhooks): never repeated, and the webhook is disabled. */
+export const GONE_STATUS = 410;
+
 /**
  * With retryOnError a failed delivery is repeated up to `delaysMs.length` (≤ 10) times, repeat n
- * after delaysMs[n-1]; without it exactly one attempt. Manual attempts (test, resend) are never repeated.
- * A delivery that used up its repeats is parked (dead-letter queue) and stays visible in the log as failed.
+ * after delaysMs[n-1]; without it exactly one attempt. Manual attempts (test, resend) are never repeated, nor is an
+ * attempt answered 410 Gone. A delivery that used up its repeats is parked (dead-letter queue) and stays visible in
+ * the log as failed.
  *
  * A `429` or `503` with `Retry-After` (`retryAfterMs`, {@link retryAfterMs}) counts as a failure like any other, and
  * its repeat is made no earlier than it asks, and at most the next scheduled repeat's delay later than the scheduled
@@ -54,7 +58,7 @@ export function nextStep(input: {
   retryAfterMs?: number;
 }): NextStep {
   if (input.succeeded) return { kind: 'done' };
-  if (input.manual || !input.retryOnError) return { kind: 'give-up', parked: false };
+  if (input.manual || !input.retryOnError || input.status === GONE_STATUS) return { kind: 'give-up', parked: false };
   const repeat = input.attempt; // attempt 1 failed → repeat 1
   if (repeat > input.delaysMs.length) return { kind: 'give-up', parked: true };
   const delayMs = input.delaysMs[repeat - 1];

@@ -14,6 +14,11 @@ export class RecoverStates {
 
   constructor(private readonly repository: RecoverRepository) {}
 
+  /** Reads every recover's state again at its next use (a webhook changed: perhaps a recover of it was cancelled). */
+  forget(): void {
+    this.states.clear();
+  }
+
   /** Cancelled, or gone (deleted with its webhook): its deliveries are not made. */
   async isCancelled(recoverId: string): Promise<boolean> {
     const now = Date.now();

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AmqpClient, EXCHANGES, ROUTING_KEYS, webhookChanges } from '#messaging';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { RecoverStates } from '../recover/recover-state.cache.js';
 import { WebhookCache } from './webhook.cache.js';
 
 /**
@@ -21,6 +22,7 @@ export class WebhookChangesConsumer implements OnApplicationBootstrap {
     private readonly amqp: AmqpClient,
     private readonly cache: WebhookCache,
     private readonly deliveries: DeliveryRepository,
+    private readonly recovers: RecoverStates,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -30,6 +32,8 @@ export class WebhookChangesConsumer implements OnApplicationBootstrap {
         const change = webhookChanges.read(message.content);
         if (change.ok) {
           this.cache.invalidate(change.value);
+          // A recover of it may have been cancelled (webhook-config announces that too): read its state again.
+          this.recovers.forget();
           this.forgetIfDeleted(change.value.webhookId);
           return 'ack';
         }

@@ -7,15 +7,16 @@ import { FAILING_NOTICE_AFTER_MS } from './webhook-health.monitor.js';
 
 /**
  * The enabled webhooks whose latest attempt failed, and those of them failing for FAILING_NOTICE_AFTER_MS (since the
- * first failed attempt after their last success). Both through partial indexes: the failing health rows, less the
- * disabled webhooks (webhook-config's view; a disabled webhook keeps the health of its last attempts).
+ * first failed attempt after their last success). The failing health rows through their partial index, each of a
+ * webhook that exists and is enabled (webhook-config's view, by primary key): a disabled webhook keeps the health of
+ * its last attempts, and a deleted one's health row stays until its deliveries are deleted.
  */
 const FAILING_SQL = `
   SELECT count(*)::int AS "lastAttemptFailed",
          count(*) FILTER (WHERE h.failing_since <= now() - $1::float8 * interval '1 millisecond')::int AS failing
     FROM webhook_health h
    WHERE h.failing_since IS NOT NULL
-     AND NOT EXISTS (SELECT FROM backend.webhook_for_dispatcher w WHERE w.id = h.webhook_id AND NOT w.enabled)`;
+     AND EXISTS (SELECT FROM backend.webhook_for_dispatcher w WHERE w.id = h.webhook_id AND w.enabled)`;
 
 interface Failing {
   lastAttemptFailed: number;

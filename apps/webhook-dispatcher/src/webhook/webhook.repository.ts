@@ -15,6 +15,8 @@ export interface WebhookRow {
   events: WebhookEventCategory[];
   /** Disabled: nothing is sent, each delivery is logged as skipped (tests and resends are still made). */
   enabled: boolean;
+  /** When its merchant last enabled it after it was disabled (a new failure episode starts then); null: never. */
+  enabledAt: Date | null;
   maxPerSecond: number | null;
   skipSupersededRepeats: boolean;
 }
@@ -27,7 +29,7 @@ export interface SecretRow {
 
 const WEBHOOK_COLUMNS = `id, merchant_id AS "merchantId", integration_id AS "integrationId", url,
   content_type AS "contentType", version, retry_on_error AS "retryOnError", events, enabled,
-  max_per_second AS "maxPerSecond", skip_superseded_repeats AS "skipSupersededRepeats"`;
+  enabled_at AS "enabledAt", max_per_second AS "maxPerSecond", skip_superseded_repeats AS "skipSupersededRepeats"`;
 
 /**
  * Reads webhooks and their signing secrets (still encrypted) through webhook-config's views of them; waits out

@@ -2,8 +2,11 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type WebhookContentType = 'json' | 'php-post';
 export type WebhookEventCategory = 'transaction' | 'subscription' | 'payout';
-/** Why a webhook is disabled: by its merchant, or by the platform after its attempts failed for WEBHOOK_DISABLE_AFTER. */
-export const WEBHOOK_DISABLED_REASONS = ['manual', 'failing'] as const;
+/**
+ * Why a webhook is disabled: by its merchant, by the platform after its attempts failed for WEBHOOK_DISABLE_AFTER, or
+ * at once because its URL answered 410 Gone.
+ */
+export const WEBHOOK_DISABLED_REASONS = ['manual', 'failing', 'gone'] as const;
 export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
 /** A merchant's webhook. `url` is stored exactly as the merchant gave it. */
@@ -23,6 +26,8 @@ export class WebhookEntity {
   @Column('boolean', { default: true }) enabled!: boolean;
   /** null while enabled. */
   @Column('text', { name: 'disabled_reason', nullable: true }) disabledReason!: WebhookDisabledReason | null;
+  /** When the merchant last enabled it after it was disabled; null: enabled since it was created. */
+  @Column('timestamptz', { name: 'enabled_at', nullable: true }) enabledAt!: Date | null;
   /** At most this many requests a second reach the URL, over all dispatchers; null: no limit. */
   @Column('integer', { name: 'max_per_second', nullable: true }) maxPerSecond!: number | null;
   /** Repeats of a subject's older events are not attempted once a newer one was delivered. */

@@ -8,6 +8,13 @@ import { secretPanel } from './secret-panel.js';
 
 /** @typedef {import('../api.js').Schemas['WebhookDoc']} Webhook */
 
+/** The banner's first words for a disabled webhook, by its reason. */
+const DISABLED_HEADLINE = {
+  manual: 'Disabled. ',
+  failing: 'Disabled because it kept failing. ',
+  gone: 'Disabled: the URL answered 410 Gone. ',
+};
+
 /**
  * While a webhook is failing or disabled: what happened and what to do (CONTRACT §6, the banner).
  * @param {Webhook} webhook
@@ -28,8 +35,12 @@ function healthBanner(webhook) {
   return h(
     'div',
     { class: 'alert alert-warn', role: 'status', id: 'health-banner' },
-    h('strong', {}, health.disabledReason === 'failing' ? 'Disabled because it kept failing. ' : 'Disabled. '),
-    'Nothing is sent to this webhook; each event is recorded in the log as not sent. ' +
+    h('strong', {}, DISABLED_HEADLINE[health.disabledReason ?? 'manual']),
+    (health.disabledReason === 'gone'
+      ? 'Your server said the address no longer exists, so nothing more was tried. If it is still in use, fix your ' +
+        'server or enter the new URL, and use “Send test” to check. '
+      : '') +
+      'Nothing is sent to this webhook; each event is recorded in the log as not sent. ' +
       'When your server is ready, enable it again; the log keeps each event not sent, and its Resend sends it.',
   );
 }

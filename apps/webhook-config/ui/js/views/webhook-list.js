@@ -40,9 +40,11 @@ export async function webhookListView(main) {
         'div',
         { class: notice.kind === 'disabled' ? 'alert alert-warn' : 'alert alert-error', role: 'status' },
         h('strong', {}, h('a', { href: `#/webhooks/${notice.webhookId}` }, notice.webhookName)),
-        notice.kind === 'disabled'
-          ? ` was disabled: every attempt since ${formatDateTime(notice.failingSince)} failed. Open it to see why, then enable it again.`
-          : ` is failing: no attempt since ${formatDateTime(notice.failingSince)} was accepted. Open it to see why.`,
+        notice.kind === 'disabled' && notice.reason === 'gone'
+          ? ` was disabled: the URL answered 410 Gone at ${formatDateTime(notice.failingSince)}. Open it to fix the URL, then enable it again.`
+          : notice.kind === 'disabled'
+            ? ` was disabled: every attempt since ${formatDateTime(notice.failingSince)} failed. Open it to see why, then enable it again.`
+            : ` is failing: no attempt since ${formatDateTime(notice.failingSince)} was accepted. Open it to see why.`,
       ),
     ),
     webhooks.length === 0

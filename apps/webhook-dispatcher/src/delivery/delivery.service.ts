@@ -48,6 +48,8 @@ export class DeliveryService {
   private readonly handOvers = new DeadlineList(SLOW_WEBHOOK_MS);
   /** Attempts still running after their message was handed over. */
   private readonly detached = new Map<string, Promise<unknown>>();
+  /** Recovered attempts running in this process, by attempt. */
+  private readonly recovering = new Map<string, Promise<AttemptOutcome>>();
 
   constructor(
     private readonly config: WebhookDispatcherConfig,
@@ -76,6 +78,24 @@ export class DeliveryService {
     origin: Origin = 'fresh',
     /** The start booked for it in its webhook's rate limit (`x-rate-at`). */
     rateAt?: number,
+  ): Promise<AttemptOutcome> {
+    if (message.recoverId === undefined) return this.attemptOnce(message, attempt, lane, origin, rateAt);
+    // Two copies of a recover's attempt (its job queued it again after a process stopped) in this process at once:
+    // the second waits for the first, then finds it logged.
+    const key = detachedKey(message, attempt);
+    const earlier = this.recovering.get(key);
+    if (earlier) await earlier.catch(() => undefined);
+    const running = this.attemptOnce(message, attempt, lane, origin, rateAt);
+    this.recovering.set(key, running);
+    return running.finally(() => this.recovering.get(key) === running && this.recovering.delete(key));
+  }
+
+  private async attemptOnce(
+    message: DeliveryMessage,
+    attempt: number,
+    lane: Lane,
+    origin: Origin,
+    rateAt: number | undefined,
   ): Promise<AttemptOutcome> {
     // A recover's delivery checks its log too: its job queues again what it took and finds not attempted (after a
     // process stopped), while the first copy may still be on its way.

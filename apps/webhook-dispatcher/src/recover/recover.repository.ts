@@ -237,31 +237,32 @@ export class RecoverRepository {
   /**
    * This recover's attempts taken and not logged, up to its place: after a process stopped with them taken (their
    * messages may or may not have been queued) or when its sent count stopped moving. Sets its queued count to what
-   * was sent plus these.
+   * was sent plus these, read in one statement (one snapshot): an attempt logged meanwhile is in neither, or in both.
    */
   async unsent(recover: RecoverRow): Promise<TakenAttempt[]> {
     const cursor = recover.cursor;
     if (!cursor) return [];
-    const rows: Array<{ id: string; attempt: number }> = await this.retry.run(() =>
+    const rows: Array<{ id: string; attempt: number; queued: number }> = await this.retry.run(() =>
       this.db.query(
-        `SELECT d.id, d.last_manual_attempt AS attempt FROM webhook_delivery d
-          WHERE d.webhook_id = $1 AND d.recoverable AND d.created_at >= $2 AND d.recover_id = $3
-            AND (d.created_at, d.id) <= ($4::timestamptz, $5::uuid)
-            AND NOT EXISTS (SELECT 1 FROM webhook_log l
-                             WHERE l.delivery_id = d.id AND l.manual AND l.attempt = d.last_manual_attempt
-                               AND l.created_at >= d.created_at - $6 * interval '1 ms')`,
+        `WITH unsent AS (
+           SELECT d.id, d.last_manual_attempt AS attempt FROM webhook_delivery d
+            WHERE d.webhook_id = $1 AND d.recoverable AND d.created_at >= $2 AND d.recover_id = $3
+              AND (d.created_at, d.id) <= ($4::timestamptz, $5::uuid)
+              AND NOT EXISTS (SELECT 1 FROM webhook_log l
+                               WHERE l.delivery_id = d.id AND l.manual AND l.attempt = d.last_manual_attempt
+                                 AND l.created_at >= d.created_at - $6 * interval '1 ms')),
+         counted AS (
+           UPDATE webhook_recover r
+              SET queued = coalesce((SELECT sent FROM webhook_recover_sent WHERE recover_id = r.id), 0)
+                           + (SELECT count(*) FROM unsent)
+            WHERE r.id = $3
+           RETURNING r.queued)
+         SELECT u.id, u.attempt, c.queued FROM counted c LEFT JOIN unsent u ON true`,
         [recover.webhookId, recover.since, recover.id, cursor.createdAt, cursor.id, ROW_TIME_SLACK_MS],
       ),
     );
-    await this.retry.run(() =>
-      this.db.query(
-        `UPDATE webhook_recover r SET queued = coalesce((SELECT sent FROM webhook_recover_sent WHERE recover_id = r.id), 0) + $2
-          WHERE id = $1`,
-        [recover.id, rows.length],
-      ),
-    );
-    recover.queued = recover.sent + rows.length;
-    return rows.map((row) => ({ deliveryId: row.id, attempt: row.attempt }));
+    if (rows[0]) recover.queued = rows[0].queued;
+    return rows.flatMap((row) => (row.id === null ? [] : [{ deliveryId: row.id, attempt: row.attempt }]));
   }
 
   /** Marks the recover finished (every delivery it queued was attempted, or is given up on). */

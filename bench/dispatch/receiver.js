@@ -1,5 +1,5 @@
 // A fast loopback webhook receiver in its own process. Answers 200 at once (or never, for paths under
-// /black-hole/), and reports arrivals to the parent over IPC: counts, and arrival times by transaction uuid.
+// /black-hole/), and reports arrivals to the parent over IPC: counts, and arrival times by transaction uuid (with path and webhook-id).
 import { createServer } from 'node:http';
 
 const arrivals = [];
@@ -18,7 +18,7 @@ const server = createServer((req, res) => {
     }
     if (process.env.RECORD_ARRIVALS === '1') {
       const uuid = /"uuid":"([^"]+)"/.exec(Buffer.concat(chunks).toString())?.[1];
-      arrivals.push([uuid, at, req.url]);
+      arrivals.push([uuid, at, req.url, req.headers['webhook-id']]);
     }
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');

@@ -513,6 +513,8 @@ function judge(status: number, contentType: string, text: string, target: Target
     const named =
       problem.errors?.some(({ field }) => field === target.name || field?.startsWith(`${target.name}.`)) ||
       (problem.detail ?? '').includes(target.name) ||
+      // The router refuses a path it cannot decode before it knows the route, so it names the URL instead.
+      (target.location === 'path' && /request URL/.test(problem.detail ?? '')) ||
       (target.location === 'unknown query parameter' && !!problem.errors?.length);
     if (!named) problems.push(`a 400 that does not name ${target.name}`);
   }

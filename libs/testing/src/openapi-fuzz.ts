@@ -323,6 +323,8 @@ interface Target {
   name: string;
   location: ParameterObject['in'] | 'body' | 'whole body' | 'unknown query parameter';
   values: HostileValue[];
+  /** Documented as `format: date-time`: a timestamp without a zone, or no date at all, must be refused. */
+  dateTime?: boolean;
 }
 
 function targetsOf(operation: FuzzOperation, seed: number, randomPerTarget: number): Target[] {
@@ -334,6 +336,7 @@ function targetsOf(operation: FuzzOperation, seed: number, randomPerTarget: numb
     targets.push({
       name: parameter.name,
       location: parameter.in,
+      dateTime: parameter.schema?.format === 'date-time',
       values: [
         ...hostileValues(parameter.schema, parameter.in),
         ...(parameter.in === 'header' ? [] : randomValues(parameter.in, seedOf(), randomPerTarget)),
@@ -344,6 +347,7 @@ function targetsOf(operation: FuzzOperation, seed: number, randomPerTarget: numb
     targets.push({
       name,
       location: 'body',
+      dateTime: schema.format === 'date-time',
       values: [...hostileValues(schema, 'body'), ...randomValues('body', seedOf(), randomPerTarget)],
     });
   }
@@ -419,6 +423,7 @@ function build(options: FuzzOptions, operation: FuzzOperation, target: Target, v
 }
 
 const EXCERPT = 64;
+const ZONELESS_OR_IMPOSSIBLE = new Set(['timestamp without a zone', 'bare date', 'impossible date', 'year 0']);
 
 /** Runs the tier: every target of every operation with each of its values. */
 export async function runOpenApiFuzz(options: FuzzOptions): Promise<FuzzReport> {
@@ -496,6 +501,9 @@ export async function runOpenApiFuzz(options: FuzzOptions): Promise<FuzzReport> 
 function judge(status: number, contentType: string, text: string, target: Target, value: HostileValue): string[] {
   const problems: string[] = [];
   if (status >= 500) problems.push(`answered ${status}`);
+  if (target.dateTime && status < 400 && ZONELESS_OR_IMPOSSIBLE.has(value.label)) {
+    problems.push('accepted a timestamp without a zone or an impossible date');
+  }
   if (status < 400) return problems;
   if (!contentType.startsWith('application/problem+json')) {
     problems.push(`a refusal of type ${contentType || 'none'}`);

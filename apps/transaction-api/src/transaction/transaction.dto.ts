@@ -18,7 +18,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, ValidateBy } from 'class-validator';
 import { IsText } from '../common/text.js';
 import { IsAmount, IsCurrency } from '../common/money.js';
-import { IsInstant, parseInstant } from '../common/instant.js';
+import { IsInstant, parseInstant } from '#platform';
 import { IsRawAuthentication } from './raw-authentication.validator.js';
 import { DEFAULT_ORDER, TRANSACTION_ORDERS, type TransactionOrder } from './transaction.cursor.js';
 

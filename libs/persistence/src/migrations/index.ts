@@ -17,6 +17,7 @@ import { SupersededRepeats1763802000000 } from './1763802000000-superseded-repea
 import { WebhookRate1763802100000 } from './1763802100000-webhook-rate.js';
 import { WebhookNotices1763802200000 } from './1763802200000-webhook-notices.js';
 import { FailingAndDisabledWebhookIndexes1763802300000 } from './1763802300000-failing-and-disabled-webhook-indexes.js';
+import { LoginKnownAddress1763802400000 } from './1763802400000-login-known-address.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   WebhookRate1763802100000,
   WebhookNotices1763802200000,
   FailingAndDisabledWebhookIndexes1763802300000,
+  LoginKnownAddress1763802400000,
 ];

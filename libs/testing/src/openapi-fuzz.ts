@@ -548,3 +548,8 @@ export function fuzzSeed(): number {
 export function fuzzRandomPerTarget(): number {
   return Number(process.env.FUZZ_RANDOM_PER_TARGET ?? 4);
 }
+
+/** The fuzz test's time limit: FUZZ_TIMEOUT_MS (set by `npm run fuzz:long`), default two minutes. */
+export function fuzzTimeoutMs(): number {
+  return Number(process.env.FUZZ_TIMEOUT_MS ?? 120_000);
+}

@@ -16,6 +16,20 @@ import {
 /** The fuzzer's client address (through the trusted loopback proxy): its failed sign-ins are counted there. */
 const FUZZ_ADDRESS = '198.51.100.77';
 
+/** The webhook the routes under /api/webhooks/{id} work on, as it is created and restored after each change. */
+const TARGET = {
+  name: 'Fuzz target',
+  url: PUBLIC_URL,
+  events: ['transaction'],
+  enabled: true,
+  contentType: 'json',
+  version: '2026-08-20',
+  retryOnError: true,
+  integrationId: null,
+  maxPerSecond: null,
+  skipSupersededRepeats: true,
+};
+
 /**
  * The fuzz tier over webhook-config's published OpenAPI document (docs/fuzzing.md): every operation, each
  * parameter and body property in turn with hostile values, signed in (cookie and CSRF token) or with the platform
@@ -32,11 +46,7 @@ describe('fuzzing every documented operation (e2e over HTTP)', () => {
     running = await startApp({ TRUST_PROXY: 'loopback' });
     client = await newMerchantSession(running);
     email = (await client.get<{ email: string }>('/api/session')).body.email;
-    const webhook = await client.post<{ id: string; merchantId: string; url: string }>('/api/webhooks', {
-      name: 'Fuzz target',
-      url: PUBLIC_URL,
-      events: ['transaction'],
-    });
+    const webhook = await client.post<{ id: string; merchantId: string; url: string }>('/api/webhooks', TARGET);
     webhookId = webhook.body.id;
     const seeded = await seedDelivery(running.db, { id: webhookId, merchantId: client.merchantId, url: PUBLIC_URL }, [
       { status: 500, createdAt: new Date(Date.now() - 60_000) },
@@ -72,6 +82,11 @@ describe('fuzzing every documented operation (e2e over HTTP)', () => {
           ...(schemes.includes('csrf') ? { 'x-csrf-token': client.csrfToken } : {}),
         }),
         pathValue: (name) => pathValues[name],
+        // A PATCH that got through (an emoji name, enabled false): back to the target's settings, so that test, resend
+        // and recover still find the webhook enabled.
+        afterSuccess: async (operation) => {
+          if (operation.key === 'PATCH /api/webhooks/{id}') await client.patch(`/api/webhooks/${webhookId}`, TARGET);
+        },
         body: (operation) => bodies[operation.key]?.(),
         // Through the API: the merchant's webhooks (the one under test among them), and what the operation touches
         // besides: the secret, the log.

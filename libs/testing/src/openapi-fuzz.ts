@@ -84,6 +84,12 @@ export interface FuzzOptions {
    * (mutating operations only).
    */
   snapshot(operation: FuzzOperation): Promise<unknown>;
+  /**
+   * Called after each request of a mutating operation that succeeded (a hostile value that is valid input), before
+   * the snapshot is taken again: undo what would spoil later operations (e.g. `enabled: false` on the webhook the
+   * other routes work on).
+   */
+  afterSuccess?(operation: FuzzOperation): Promise<void>;
   /** Headers sent with every request (e.g. X-Forwarded-For of a trusted proxy). */
   headers?: Record<string, string>;
   seed: number;
@@ -175,8 +181,9 @@ function hostileStrings(schema: SchemaObject | undefined): Array<{ label: string
     { label: 'whitespace', text: ' \t ' },
     { label: '__proto__', text: '__proto__' },
     { label: 'constructor', text: 'constructor' },
-    { label: 'timestamp without a zone', text: '2026-11-28T00:00:00' },
-    { label: 'bare date', text: '2026-11-28' },
+    // Recent, so that a field that takes only past times (recover's since) would accept them but for the zone.
+    { label: 'timestamp without a zone', text: new Date(Date.now() - 3_600_000).toISOString().slice(0, 19) },
+    { label: 'bare date', text: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) },
     { label: 'impossible date', text: '2026-02-30T00:00:00Z' },
     { label: 'year 0', text: '0000-01-01T00:00:00Z' },
     { label: 'number -1', text: '-1' },
@@ -467,6 +474,7 @@ export async function runOpenApiFuzz(options: FuzzOptions): Promise<FuzzReport> 
           report.statuses[status] = (report.statuses[status] ?? 0) + 1;
           const problems = judge(status, String(response.headers['content-type'] ?? ''), text, target, value);
           if (mutating && status < 300) {
+            await options.afterSuccess?.(operation);
             before = JSON.stringify(await options.snapshot(operation));
           } else if (mutating && status >= 400) {
             const after = JSON.stringify(await options.snapshot(operation));

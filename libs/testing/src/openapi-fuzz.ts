@@ -436,7 +436,7 @@ const ZONELESS_OR_IMPOSSIBLE = new Set(['timestamp without a zone', 'bare date',
 export async function runOpenApiFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
   const url = new URL(options.baseUrl);
-  const pool = new Pool(url.origin, { connections: 1, pipelining: 1 });
+  const pool = new Pool(url.origin, { connections: 1, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 30_000 });
   const report: FuzzReport = {
     operations: [],
     skipped: [],
@@ -462,17 +462,28 @@ export async function runOpenApiFuzz(options: FuzzOptions): Promise<FuzzReport> 
         report.targets += 1;
         for (const value of target.values) {
           const request = build(options, operation, target, value);
-          const response = await pool.request({
-            method: operation.method as 'GET',
-            path: request.path,
-            headers: request.headers,
-            body: request.body,
-          });
-          const text = await response.body.text();
-          const status = response.statusCode;
+          let status: number;
+          let text: string;
+          let contentType: string;
+          try {
+            const response = await pool.request({
+              method: operation.method as 'GET',
+              path: request.path,
+              headers: request.headers,
+              body: request.body,
+            });
+            text = await response.body.text();
+            status = response.statusCode;
+            contentType = String(response.headers['content-type'] ?? '');
+          } catch (error) {
+            // No answer at all (a timeout, a connection closed without one): a finding, and on to the next value.
+            status = 0;
+            text = String((error as { code?: string }).code ?? error);
+            contentType = '';
+          }
           report.requests += 1;
           report.statuses[status] = (report.statuses[status] ?? 0) + 1;
-          const problems = judge(status, String(response.headers['content-type'] ?? ''), text, target, value);
+          const problems = status === 0 ? ['no answer'] : judge(status, contentType, text, target, value);
           if (mutating && status < 300) {
             await options.afterSuccess?.(operation);
             before = JSON.stringify(await options.snapshot(operation));

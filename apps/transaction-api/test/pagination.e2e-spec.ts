@@ -153,6 +153,11 @@ describe('listing transactions with keyset pagination (e2e over HTTP)', () => {
       ['createdFrom=yesterday', field('createdFrom', instant)],
       ['createdTo=2026-02-30T00:00:00Z', field('createdTo', instant)],
       ['createdFrom=1969-12-31T23:59:59Z', field('createdFrom', instant)],
+      // No zone: the instant would depend on the server's time zone (CONTRACT §3).
+      ['createdFrom=2026-11-28T00:00:00', field('createdFrom', instant)],
+      ['createdTo=2026-11-28', field('createdTo', instant)],
+      ['updatedFrom=2026-11-28T00:00', field('updatedFrom', instant)],
+      ['updatedTo=20261128T000000Z', field('updatedTo', instant)],
       ['referenceId=', field('referenceId', 'must be between 1 and 255 characters long')],
       ['referenceId=a%00b', field('referenceId', 'must not contain NUL characters')],
       ['psp=' + 'x'.repeat(101), field('psp', 'must be between 1 and 100 characters long')],

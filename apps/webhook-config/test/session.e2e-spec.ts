@@ -127,17 +127,39 @@ describe('merchant backend sessions (e2e over HTTP)', () => {
     expect((await client.get('/api/webhooks')).body.data).toEqual([]);
   });
 
-  it('limits failed sign-ins per e-mail: after 5 failures even the right password waits (429, Retry-After)', async () => {
+  it('limits guessing on one e-mail from many addresses to 5 failures a minute in total (429, Retry-After)', async () => {
     const { merchantId: m } = await seedMerchant(running.db);
     const victim = await createUser(running.baseUrl, m);
     for (let i = 0; i < 5; i += 1)
       expect((await signInAs({ email: victim, password: 'wrong password' })).status).toBe(401);
+    // From yet another address that never signed in to it, even the right password waits for the oldest failure
+    // to be a minute old.
     const blocked = await signInAs({ email: victim, password: PASSWORD });
     expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(30);
+    expect(Number(blocked.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     expect(blocked.body.detail).toMatch(/Too many failed sign-in attempts/);
     // The limit is per e-mail: another account from the same address is unaffected.
     expect((await signInAs({ email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('an attacker locked out of an e-mail does not lock out its owner, who signs in from an address used before', async () => {
+    const { merchantId: m } = await seedMerchant(running.db);
+    const victim = await createUser(running.baseUrl, m);
+    const owner = newAddress();
+    expect((await signInAs({ email: victim, password: PASSWORD }, owner)).status).toBe(200);
+    // The attacker knows the e-mail: five wrong passwords lock its address out for that e-mail for 15 minutes ...
+    const attacker = newAddress();
+    for (let i = 0; i < 5; i += 1)
+      expect((await signInAs({ email: victim, password: 'wrong password' }, attacker)).status).toBe(401);
+    const lockedOut = await signInAs({ email: victim, password: 'wrong password' }, attacker);
+    expect([lockedOut.status, Number(lockedOut.headers.get('retry-after'))]).toEqual([429, expect.any(Number)]);
+    expect(Number(lockedOut.headers.get('retry-after'))).toBeGreaterThan(800);
+    // ... and its other addresses share the e-mail's budget of 5 a minute, spent now.
+    expect((await signInAs({ email: victim, password: 'wrong password' })).status).toBe(429);
+    // The owner, from the address it signed in from before, is let in.
+    const ownSignIn = await signInAs({ email: victim, password: PASSWORD }, owner);
+    expect(ownSignIn.status).toBe(200);
   });
 
   it('limits failed sign-ins per client address across e-mails (20 in 15 minutes)', async () => {

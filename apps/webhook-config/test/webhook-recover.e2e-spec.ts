@@ -169,9 +169,14 @@ describe('recover: start, progress, cancel (e2e over HTTP and RabbitMQ)', () => 
   it('refuses a disabled webhook (409) and a since that is not a past time within the retention (400)', async () => {
     const { id } = await newWebhook('Paused');
     const recover = (body: unknown) => client.post(`/api/webhooks/${id}/recover`, body);
+    const SINCE_FORMAT = 'must be a date and time with a time zone (ISO 8601, e.g. 2026-11-20T08:00:00Z)';
     for (const [body, message] of [
       [{}, 'is required'],
-      [{ since: 'yesterday' }, 'must be a date and time (ISO 8601, e.g. 2026-11-20T08:00:00Z)'],
+      [{ since: 'yesterday' }, SINCE_FORMAT],
+      // Without a zone the instant would depend on the server's time zone (CONTRACT §3); nor a date that is none.
+      [{ since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 19) }, SINCE_FORMAT],
+      [{ since: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) }, SINCE_FORMAT],
+      [{ since: '2026-02-30T00:00:00Z' }, SINCE_FORMAT],
       [{ since: new Date(Date.now() + 3_600_000).toISOString() }, 'must not be in the future'],
       [
         { since: new Date(Date.now() - 31 * 86_400_000).toISOString() },

@@ -86,6 +86,12 @@ const ROWS: Record<
     insert: `INSERT INTO login_failure (key) VALUES ($1)`,
     values: (id) => [id],
   },
+  login_known_address: {
+    key: 'email',
+    insert: `INSERT INTO login_known_address (email, address) VALUES ($1, '192.0.2.1')`,
+    values: (id) => [id],
+    touch: 'signed_in_at = signed_in_at',
+  },
   webhook_notice: {
     key: 'id',
     insert: `INSERT INTO webhook_notice (id, merchant_id, webhook_id, kind, failing_since)
@@ -145,7 +151,15 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
   {
     app: 'webhook-config',
     database: WEBHOOK_CONFIG_DATABASE,
-    tables: ['webhook', 'webhook_secret', 'backend_user', 'backend_session', 'login_failure', 'webhook_notice'],
+    tables: [
+      'webhook',
+      'webhook_secret',
+      'backend_user',
+      'backend_session',
+      'login_failure',
+      'login_known_address',
+      'webhook_notice',
+    ],
     reads: [
       'delivery.webhook_delivery_for_webhook_config',
       'delivery.webhook_health_for_webhook_config',

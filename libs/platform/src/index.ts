@@ -7,6 +7,7 @@ export * from './http/problem.filter.js';
 export * from './http/problem.doc.js';
 export * from './http/validation.pipe.js';
 export * from './http/text.rules.js';
+export * from './http/instant.rules.js';
 export * from './http/http-app.factory.js';
 export * from './health/health.module.js';
 export * from './metrics/platform.metrics.js';

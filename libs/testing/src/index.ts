@@ -11,3 +11,4 @@ export * from './rabbitmq-cluster.js';
 export * from './postgres-replica.js';
 export * from './ids.js';
 export * from './ports.js';
+export * from './openapi-fuzz.js';

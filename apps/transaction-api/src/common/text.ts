@@ -1,11 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsString } from 'class-validator';
-import { NoNul, TextLength } from '#platform';
+import { TextLength } from '#platform';
 
 /**
- * A text field of `min`–`max` characters that PostgreSQL can store: counted as its CHECK constraints count them,
- * and without NUL characters (either would make the insert fail after validation).
+ * A text field of `min`–`max` characters that PostgreSQL can store: counted as its CHECK constraints count them
+ * (NUL and lone surrogates never get this far: the HTTP edge's input guard refuses them for every field).
  */
 export function IsText(min: number, max: number): PropertyDecorator {
-  return applyDecorators(IsString(), TextLength(min, max), NoNul());
+  return applyDecorators(IsString(), TextLength(min, max));
 }

@@ -18,7 +18,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, ValidateBy } from 'class-validator';
 import { IsText } from '../common/text.js';
 import { IsAmount, IsCurrency } from '../common/money.js';
-import { IsInstant, parseInstant } from '../common/instant.js';
+import { IsInstant, parseInstant } from '#platform';
 import { IsRawAuthentication } from './raw-authentication.validator.js';
 import { DEFAULT_ORDER, TRANSACTION_ORDERS, type TransactionOrder } from './transaction.cursor.js';
 
@@ -180,6 +180,8 @@ const IsAfter = (from: 'createdFrom' | 'updatedFrom') =>
     },
   });
 
+const ZONED = ' An ISO 8601 date-time with `Z` or an offset; a bare date or a time without a zone is refused (400).';
+
 export class ListTransactionsQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size.' })
   @IsOptional()
@@ -216,7 +218,7 @@ export class ListTransactionsQuery {
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'Only transactions created at or after this instant (inclusive).',
+    description: 'Only transactions created at or after this instant (inclusive).' + ZONED,
   })
   @IsOptional()
   @IsInstant()
@@ -224,7 +226,7 @@ export class ListTransactionsQuery {
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'Only transactions created before this instant (exclusive); must be after `createdFrom`.',
+    description: 'Only transactions created before this instant (exclusive); must be after `createdFrom`.' + ZONED,
   })
   @IsOptional()
   @IsInstant()
@@ -235,7 +237,8 @@ export class ListTransactionsQuery {
     format: 'date-time',
     description:
       'Only transactions changed (created or given a new status) at or after this instant (inclusive). With ' +
-      '`order=updatedAt`: every transaction changed since then, for catching up after downtime.',
+      '`order=updatedAt`: every transaction changed since then, for catching up after downtime.' +
+      ZONED,
   })
   @IsOptional()
   @IsInstant()
@@ -243,7 +246,7 @@ export class ListTransactionsQuery {
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'Only transactions last changed before this instant (exclusive); must be after `updatedFrom`.',
+    description: 'Only transactions last changed before this instant (exclusive); must be after `updatedFrom`.' + ZONED,
   })
   @IsOptional()
   @IsInstant()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { renderTransaction, type ApiVersion, type PublicTransaction } from '#domain';
-import { parseInstant } from '../common/instant.js';
+import { parseInstant } from '#platform';
 import { DEFAULT_ORDER, decodeCursor, encodeCursor } from './transaction.cursor.js';
 import type { ListTransactionsQuery } from './transaction.dto.js';
 import { TransactionException, TransactionExceptionCode } from './transaction.exception.js';

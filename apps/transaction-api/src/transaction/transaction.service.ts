@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { LATEST_API_VERSION, renderTransaction, resolveThreeDSecure, type PublicTransaction } from '#domain';
 import { idTaken } from '../common/idempotency.js';
-import { parseInstant } from '../common/instant.js';
+import { parseInstant } from '#platform';
 import { ReferenceChecker } from '../merchant/reference.checker.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { ChangeTransactionStatusDto, CreateTransactionDto } from './transaction.dto.js';

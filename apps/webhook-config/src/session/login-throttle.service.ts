@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LoginThrottleRepository } from './login-throttle.repository.js';
+import { LoginThrottleRepository, type ThrottleKey } from './login-throttle.repository.js';
 import { LOGIN_LIMITS } from './session.policy.js';
 
 export type LoginLimits = typeof LOGIN_LIMITS;
@@ -17,11 +17,15 @@ export interface RefusedAttempt {
 }
 
 /**
- * Limits sign-in attempts per e-mail address and per client address, in PostgreSQL so every webhook-config
- * process shares the count. An attempt is recorded *before* the password is checked and counted with every
- * attempt recorded before it (one at a time per key), so concurrent attempts cannot slip past the limit and the
- * first ones up to it are always checked. A refused attempt is removed
- * again (it checked nothing), a successful one too, together with earlier failures for that e-mail.
+ * Limits failed sign-ins (see LOGIN_LIMITS) per e-mail and client address, per client address, and per e-mail from
+ * addresses that have not signed in to it before, in PostgreSQL so every webhook-config process shares the count.
+ * An attempt is recorded *before* the password is checked and counted with every attempt recorded before it (one
+ * at a time per key), so concurrent attempts cannot slip past a limit and the first ones up to it are always
+ * checked. A refused attempt is removed again (it checked nothing), a successful one too, together with the
+ * e-mail's failures from that address and its shared ones; the address becomes known for the e-mail.
+ *
+ * An unknown e-mail goes the same way as a known one from an address it never signed in from: the answers do not
+ * tell them apart.
  */
 @Injectable()
 export class LoginThrottleService {
@@ -30,13 +34,21 @@ export class LoginThrottleService {
   constructor(private readonly repository: LoginThrottleRepository) {}
 
   async admit(email: string, address: string): Promise<AdmittedAttempt | RefusedAttempt> {
+    const limits = this.limits;
+    const pairKey = `pair:${email} ${address}`;
     const emailKey = `email:${email}`;
-    const addressKey = `addr:${address}`;
-    const { ids, counts } = await this.repository.recordAndCount([emailKey, addressKey], this.limits.windowMs);
-    const blockedUntil = [
-      { found: counts.get(emailKey), max: this.limits.maxFailuresPerEmail },
-      { found: counts.get(addressKey), max: this.limits.maxFailuresPerAddress },
-    ].flatMap(({ found, max }) => (found && found.count > max ? [found.oldest.getTime() + this.limits.windowMs] : []));
+    const budgets: Array<ThrottleKey & { max: number }> = [
+      { key: pairKey, windowMs: limits.windowMs, max: limits.maxFailuresPerEmailAndAddress },
+      { key: `addr:${address}`, windowMs: limits.windowMs, max: limits.maxFailuresPerAddress },
+    ];
+    if (!(await this.repository.isKnownAddress(email, address, limits.knownAddressMs))) {
+      budgets.push({ key: emailKey, windowMs: limits.emailWindowMs, max: limits.maxFailuresPerEmail });
+    }
+    const { ids, counts } = await this.repository.recordAndCount(budgets);
+    const blockedUntil = budgets.flatMap(({ key, windowMs, max }) => {
+      const found = counts.get(key);
+      return found && found.count > max ? [found.oldest.getTime() + windowMs] : [];
+    });
 
     if (blockedUntil.length > 0) {
       await this.repository.deleteIds(ids);
@@ -47,9 +59,10 @@ export class LoginThrottleService {
       admitted: true,
       succeeded: async () => {
         await this.repository.deleteIds(ids);
-        await this.repository.deleteKey(emailKey);
+        await this.repository.deleteKeys([pairKey, emailKey]);
+        await this.repository.rememberAddress(email, address, limits.knownAddressMs);
       },
-      failed: () => this.repository.deleteOlderThan(this.limits.windowMs),
+      failed: () => this.repository.deleteOlderThan(limits.windowMs),
     };
   }
 }

@@ -37,7 +37,9 @@ export class SessionController {
   @ApiOkResponse({ type: SessionDoc })
   @ApiProblems([400, 401, 413, 415, 429], {
     401: 'The e-mail address or the password is not correct (one answer for both).',
-    429: 'Too many failed sign-ins for this e-mail address or client address; `Retry-After` says when to try again.',
+    429:
+      'Too many failed sign-ins for this e-mail from this client address, from this client address, or for this ' +
+      'e-mail from addresses that have not signed in to it before; `Retry-After` says when to try again.',
   })
   async signIn(
     @Body() body: SignInDto,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import { RECOVER_CANCEL_COMMAND, RECOVER_COMMAND } from '#messaging';
+import { parseInstant } from '#platform';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { retentionText } from '../webhook-delivery/webhook-delivery.service.js';
 import { WebhookChangePublisher } from '../webhook/webhook-change.publisher.js';
@@ -123,14 +124,17 @@ async function until(done: () => Promise<boolean>): Promise<void> {
   while (!(await done()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
 }
 
+const SINCE_FORMAT = 'must be a date and time with a time zone (ISO 8601, e.g. 2026-11-20T08:00:00Z)';
+
 /** A recover's `since`, checked: a time in the past, no further back than the log is kept. */
 function recoverSince(since: string, retentionMs: number): Date {
-  const time = new Date(since);
+  // With a zone only (CONTRACT §3): a zone-less time would mean whatever the server's zone makes of it.
+  const time = parseInstant(since) ?? new Date(Number.NaN);
   const refuse = (message: string) =>
     new WebhookRecoverException(`since ${message}.`, WebhookRecoverExceptionCode.INVALID_SINCE, [
       { field: 'since', message },
     ]);
-  if (Number.isNaN(time.getTime())) throw refuse('must be a date and time (ISO 8601, e.g. 2026-11-20T08:00:00Z)');
+  if (Number.isNaN(time.getTime())) throw refuse(SINCE_FORMAT);
   if (time.getTime() > Date.now()) throw refuse('must not be in the future');
   if (time.getTime() < Date.now() - retentionMs) {
     throw refuse(`must be within the last ${retentionText(retentionMs)}: older deliveries are no longer kept`);

@@ -17,6 +17,7 @@ import { SupersededRepeats1763802000000 } from './1763802000000-superseded-repea
 import { WebhookRate1763802100000 } from './1763802100000-webhook-rate.js';
 import { WebhookNotices1763802200000 } from './1763802200000-webhook-notices.js';
 import { FailingAndDisabledWebhookIndexes1763802300000 } from './1763802300000-failing-and-disabled-webhook-indexes.js';
+import { LoginKnownAddress1763802400000 } from './1763802400000-login-known-address.js';
 import { NoticeOutbox1763802500000 } from './1763802500000-notice-outbox.js';
 import { DeliveryWait1763802600000 } from './1763802600000-delivery-wait.js';
 import { RecoverJobs1763802700000 } from './1763802700000-recover-jobs.js';
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   WebhookRate1763802100000,
   WebhookNotices1763802200000,
   FailingAndDisabledWebhookIndexes1763802300000,
+  LoginKnownAddress1763802400000,
   NoticeOutbox1763802500000,
   DeliveryWait1763802600000,
   RecoverJobs1763802700000,

@@ -7,6 +7,7 @@ import { createAppLogger, type LogFormat, type LogLevelName } from '../logging/a
 import { NestLogger } from '../logging/nest-logger.js';
 import { answerClientError } from './client-error.handler.js';
 import { ConnectionDrain } from './connection-drain.js';
+import { addInputGuard, parseJsonBody } from './input.guard.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { ProblemException, problemFor } from './problem.js';
 import { JSON_ONLY_DETAIL, ProblemFilter, sendProblem, toProblem } from './problem.filter.js';
@@ -132,10 +133,10 @@ export async function createHttpApp(
     if (body.length === 0) done(null, {});
     else done(new ProblemException(415, JSON_ONLY_DETAIL));
   });
-  // Fastify's own JSON parser (prototype-poisoning checks included), after a look at the nesting: a few kilobytes
-  // of '[' parse fine but overflow the stack in the recursive validation that follows.
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (request, body, done) => {
+  // JSON after a look at the nesting (a few kilobytes of '[' parse fine but overflow the stack in the recursive
+  // validation that follows), then the input guard's rules (input.guard.ts): strict UTF-8, no NUL or lone surrogate
+  // in any string or key, no key that reaches a prototype; each refusal names the field.
+  app.useBodyParser<RawServerDefault>('application/json', { bodyLimit }, (_request, body, done) => {
     // No body at all is an empty object, whatever the Content-Type (many HTTP clients send application/json on
     // every request): routes that take none ignore it, routes that need one refuse it in validation, naming each
     // missing field, and a PATCH of only optional fields changes nothing.
@@ -149,8 +150,12 @@ export async function createHttpApp(
       );
       return;
     }
-    parseJson(request, body as unknown as string, done);
+    const parsed = parseJsonBody(body as unknown as Buffer);
+    if ('problem' in parsed) done(parsed.problem);
+    else done(null, parsed.value);
   });
+  // The same rules for the query, path parameters and header fields of every route.
+  addInputGuard(fastify);
 
   // Nest installs Fastify's error handler at init and routes body-parser errors (bad JSON, too large)
   // through the global filters too, so ProblemFilter answers every error.

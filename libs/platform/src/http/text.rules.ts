@@ -26,17 +26,3 @@ export function TextLength(min: number, max: number, options?: ValidationOptions
     options,
   );
 }
-
-/** No NUL character: PostgreSQL text cannot hold one, so the statement would fail after validation. */
-export function NoNul(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'noNul',
-      validator: {
-        validate: (value: unknown) => typeof value !== 'string' || !value.includes('\0'),
-        defaultMessage: (args) => `${args?.property} must not contain NUL characters`,
-      },
-    },
-    options,
-  );
-}

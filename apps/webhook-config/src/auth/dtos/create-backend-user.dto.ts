@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { NoNul, TextLength } from '#platform';
+import { TextLength } from '#platform';
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 256;
@@ -13,7 +13,6 @@ export class CreateBackendUserDto {
   @Transform(({ value }) => (typeof value === 'string' ? normalizeEmail(value) : value))
   @IsString({ message: 'email must be a string' })
   @TextLength(1, 254, { message: 'email must be at most 254 characters long' })
-  @NoNul({ message: 'email must not contain NUL characters' })
   @IsEmail({}, { message: 'email must be an e-mail address' })
   email!: string;
 

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { NoNul } from '#platform';
 
 /** `POST /api/session`. Deliberately loose: any wrong value gets the same generic answer. */
 export class SignInDto {
@@ -8,7 +7,6 @@ export class SignInDto {
   @IsString({ message: 'email must be a string' })
   @IsNotEmpty({ message: 'email must not be empty' })
   @MaxLength(254, { message: 'email must be at most 254 characters long' })
-  @NoNul({ message: 'email must not contain NUL characters' })
   email!: string;
 
   @ApiProperty({ writeOnly: true })

@@ -14,7 +14,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
-import { NoNul, TextLength } from '#platform';
+import { TextLength } from '#platform';
 import { IsWebhookUrl } from './is-webhook-url.decorator.js';
 
 /**
@@ -36,7 +36,6 @@ export const WebhookRules = {
     trimmed,
     IsString({ message: 'name must be text' }),
     TextLength(1, 200, { message: 'name must be between 1 and 200 characters long' }),
-    NoNul({ message: 'name must not contain NUL characters' }),
   ],
   url: [IsWebhookUrl()],
   contentType: [IsIn(WEBHOOK_CONTENT_TYPES, { message: `contentType must be one of ${list(WEBHOOK_CONTENT_TYPES)}` })],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseInstant } from './instant.js';
+import { parseInstant } from './instant.rules.js';
 
 describe('parseInstant', () => {
   it('reads ISO 8601 date-times with a zone, to the millisecond', () => {

@@ -12,13 +12,15 @@ import {
 } from './data-source.options.js';
 
 /** The rows others refer to. */
-type Ids = { merchant: string; webhook: string; delivery: string; user: string };
+type Ids = { merchant: string; webhook: string; delivery: string; user: string; notice: string; recover: string };
 /** The tables of the rows others refer to. */
 const REFERRED: Record<string, keyof Ids> = {
   merchant: 'merchant',
   webhook: 'webhook',
   webhook_delivery: 'delivery',
   backend_user: 'user',
+  webhook_notice: 'notice',
+  webhook_recover: 'recover',
 };
 /** A new row's id: the one others are told to refer to, or a new one. */
 const idOf = (table: string, ids: Ids) => (REFERRED[table] ? ids[REFERRED[table]] : randomUUID());
@@ -98,6 +100,11 @@ const ROWS: Record<
              VALUES ($1, $2, $3, 'failing', now())`,
     values: (id, ids) => [id, ids.merchant, ids.webhook],
   },
+  notice_email: {
+    key: 'id',
+    insert: `INSERT INTO notice_email (id, notice_id, recipient) VALUES ($1, $2, 'owner@example.com')`,
+    values: (id, ids) => [id, ids.notice],
+  },
   webhook_delivery: {
     key: 'id',
     insert: `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
@@ -131,6 +138,25 @@ const ROWS: Record<
     values: (id) => [id],
     touch: 'next_at = next_at',
   },
+  delivery_wait: {
+    key: 'webhook_id',
+    insert: `INSERT INTO delivery_wait (webhook_id, delivery_id, attempt, manual, message, not_before)
+             VALUES ($1, gen_random_uuid(), 1, false, '{}', now())`,
+    values: (id) => [id],
+  },
+  webhook_recover: {
+    key: 'id',
+    insert: `INSERT INTO webhook_recover (id, webhook_id, merchant_id, since, state, total, started_at)
+             VALUES ($1, $2, $3, now(), 'finished', 0, now())`,
+    values: (id, ids) => [id, ids.webhook, ids.merchant],
+    touch: 'total = total',
+  },
+  webhook_recover_sent: {
+    key: 'recover_id',
+    insert: `INSERT INTO webhook_recover_sent (recover_id, sent, at) VALUES ($1, 0, now())`,
+    values: (id) => [id],
+    touch: 'sent = sent',
+  },
   subject_delivered: {
     key: 'webhook_id',
     insert: `INSERT INTO subject_delivered (webhook_id, event_type, subject_id, position, delivered_hour)
@@ -159,11 +185,13 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
       'login_failure',
       'login_known_address',
       'webhook_notice',
+      'notice_email',
     ],
     reads: [
       'delivery.webhook_delivery_for_webhook_config',
       'delivery.webhook_health_for_webhook_config',
       'delivery.webhook_log_for_webhook_config',
+      'delivery.webhook_recover_for_webhook_config',
       'payments.integration_for_webhook_config',
       'payments.merchant_for_webhook_config',
     ],
@@ -177,7 +205,10 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
       'webhook_health',
       'webhook_health_hour',
       'webhook_rate',
+      'delivery_wait',
       'subject_delivered',
+      'webhook_recover',
+      'webhook_recover_sent',
     ],
     reads: ['backend.webhook_for_dispatcher', 'backend.webhook_secret_for_dispatcher'],
   },
@@ -187,7 +218,10 @@ const touchOf = (table: string) => ROWS[table.split('.').at(-1)!].touch ?? 'crea
  * Views PostgreSQL cannot write through at all (aggregates): a role that may use their schema has a write refused as
  * such (55000) before any privilege is checked; both codes mean refused.
  */
-const NOT_UPDATABLE = new Set(['delivery.webhook_health_for_webhook_config']);
+const NOT_UPDATABLE = new Set([
+  'delivery.webhook_health_for_webhook_config',
+  'delivery.webhook_recover_for_webhook_config',
+]);
 const qualified = (app: (typeof APPS)[number]) => app.tables.map((table) => `${app.database.schema}.${table}`);
 const ALL_VIEWS = APPS.flatMap((app) => app.reads).sort();
 
@@ -208,7 +242,14 @@ async function outcome(run: () => Promise<unknown>): Promise<string> {
 describe('database roles (real PostgreSQL)', () => {
   const url = testEnv().databaseUrl;
   const admin = new pg.Pool({ connectionString: url, max: 2 });
-  const ids: Ids = { merchant: randomUUID(), webhook: randomUUID(), delivery: randomUUID(), user: randomUUID() };
+  const ids: Ids = {
+    merchant: randomUUID(),
+    webhook: randomUUID(),
+    delivery: randomUUID(),
+    user: randomUUID(),
+    notice: randomUUID(),
+    recover: randomUUID(),
+  };
   const sessions = new Map<string, DataSource>();
 
   beforeAll(async () => {

@@ -651,7 +651,7 @@ export interface components {
     RecoverDto: {
       /**
        * Format: date-time
-       * @description Events since this time whose latest outcome is failed or skipped are sent again.
+       * @description Events since this time whose latest outcome is failed or skipped are sent again. An ISO 8601 date-time with `Z` or an offset; a bare date or a time without a zone is refused (400).
        * @example 2026-11-20T08:00:00Z
        */
       since: string;
@@ -880,7 +880,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDoc'];
         };
       };
-      /** @description Too many failed sign-ins for this e-mail address or client address; `Retry-After` says when to try again. */
+      /** @description Too many failed sign-ins for this e-mail from this client address, from this client address, or for this e-mail from addresses that have not signed in to it before; `Retry-After` says when to try again. */
       429: {
         headers: {
           [name: string]: unknown;

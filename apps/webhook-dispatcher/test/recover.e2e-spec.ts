@@ -53,6 +53,12 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
   async function seedSkipped(webhookId: string, url: string, count: number, days: number): Promise<string[]> {
     const body = renderedBody(transactionEvent(merchantId, null));
     const now = Date.now();
+    // The days they fall on: another suite's maintenance, with a short retention, may have dropped them.
+    const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);
+    await db().query('SELECT delivery.create_day_partitions($1::date, $2::date)', [
+      utcDay(now - (days + 1) * DAY),
+      utcDay(now + DAY),
+    ]);
     const rows = Array.from({ length: count }, (_, i) => {
       const at = now - days * DAY + Math.floor((i * days * DAY) / count) + 1_000;
       return { id: uuidV7At(at), logId: uuidV7At(at + 1), eventId: randomUUIDv7(), at: new Date(at).toISOString() };

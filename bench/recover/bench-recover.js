@@ -306,7 +306,8 @@ try {
       .filter(([at]) => at >= from && at < to)
       .map(([, ms]) => ms)
       .sort((a, b) => a - b);
-  const before = latencies(recoverStarted - BEFORE_SECONDS * 1000, recoverStarted);
+  // The second half of the time before the recover: the apps warmed up.
+  const before = latencies(recoverStarted - (BEFORE_SECONDS * 1000) / 2, recoverStarted);
   const during = latencies(recoverStarted, recoverEnded);
   Object.assign(results.recover, {
     progress: progress.body,

@@ -81,6 +81,7 @@ describe('recover: start, progress, cancel (e2e over HTTP and RabbitMQ)', () => 
       webhookId: webhook.id,
       merchantId: client.merchantId,
       since: new Date(since).toISOString(),
+      total: 3,
       requestedAt: expect.any(String),
     });
     await dispatcherStarts(command, 3);

@@ -459,6 +459,9 @@ export const recoverCommands = messageContract('recover command', {
     recoverId: uuid,
     webhookId: uuid,
     merchantId: uuid,
+    // How many deliveries a start sends, as webhook-config counted them for its answer (the dispatcher counts them
+    // itself when missing).
+    total: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
     // Required to start one (the consumer parks a start without it).
     since: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$' },
     requestedAt: text,

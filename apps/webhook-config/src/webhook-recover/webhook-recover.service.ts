@@ -75,6 +75,7 @@ export class WebhookRecoverService {
         webhookId,
         merchantId,
         since: from.toISOString(),
+        total: count,
       });
       // Held until the dispatcher has it (a second request then finds it running), or it is busy: then the
       // dispatcher starts it later, and refuses a second one while it runs.

@@ -26,8 +26,8 @@ export type DeliveryDestination =
   | { to: 'deliveries'; rateAt?: number }
   /** A delay queue: back to the delivery queue after `delayMs` (a repeat). */
   | { to: 'retry'; delayMs: number }
-  /** The recover lane: a recover's deliveries (its job paces them). */
-  | { to: 'recover' }
+  /** The recover lane: a recover's deliveries (its job paces them); `guard`: made only if not logged yet (`x-guard`). */
+  | { to: 'recover'; guard?: boolean }
   /** The webhook's own shard of the slow lane, with the start it booked, if any: it never books again. */
   | { to: 'slow-lane'; webhookId: string; rateAt?: number }
   /** The guard queue: a stand-in, back to the delivery queue after the guard delay (`x-guard`). */
@@ -71,6 +71,7 @@ export class DeliveryPublisher {
       case 'recover':
         exchange = EXCHANGES.deliveries;
         routingKey = ROUTING_KEYS.deliverRecovered;
+        if (destination.guard === true) headers[GUARD_HEADER] = 1;
         break;
       case 'slow-lane':
         exchange = EXCHANGES.deliveries;

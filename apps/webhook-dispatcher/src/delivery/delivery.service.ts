@@ -97,9 +97,7 @@ export class DeliveryService {
     origin: Origin,
     rateAt: number | undefined,
   ): Promise<AttemptOutcome> {
-    // A recover's delivery checks its log too: its job queues again what it took and finds not attempted (after a
-    // process stopped), while the first copy may still be on its way.
-    if (origin !== 'fresh' || message.recoverId !== undefined) {
+    if (origin !== 'fresh') {
       // The attempt it stands in for may still be finishing here (its log write waiting out a database outage longer
       // than the guard delay): let it finish first, or the check below would find it unlogged and attempt it again.
       await this.detached.get(detachedKey(message, attempt));

@@ -120,7 +120,7 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
     ) {
       const unsent = await this.repository.unsent(recover);
       this.requeuedAt.set(id, Date.now());
-      await this.queue(recover, unsent);
+      await this.queue(recover, unsent, true);
       if (unsent.length > 0) {
         this.logger.warn({
           msg: `recover ${id}: ${unsent.length} deliveries taken and not attempted were queued again`,
@@ -149,17 +149,25 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
     while (room > 0 && !recover.queuedAll && !this.stopped) {
       const batch = await this.repository.takeBatch(recover, this.owner, Math.min(room, BATCH));
       if (!batch) return this.forget(id);
-      await this.queue(recover, batch.taken);
+      await this.queue(recover, batch.taken, false);
       room -= batch.taken.length;
       if (batch.read === 0) break;
     }
   }
 
-  /** Queues the attempts to the recover lane, confirmed (each checks its log before it is made: DeliveryService). */
-  private async queue(recover: RecoverRow, attempts: TakenAttempt[]): Promise<void> {
+  /**
+   * Queues the attempts to the recover lane, confirmed, each with its snapshot when the batch read it. `again`: taken
+   * before and found not attempted; each such attempt first checks that it is not logged (as a stand-in does): its
+   * first copy may still be on its way.
+   */
+  private async queue(recover: RecoverRow, attempts: TakenAttempt[], again: boolean): Promise<void> {
     await Promise.all(
-      attempts.map(({ deliveryId, attempt }) =>
-        this.publisher.publish({ v: 1, deliveryId, manual: true, recoverId: recover.id }, attempt, { to: 'recover' }),
+      attempts.map(({ deliveryId, attempt, snapshot }) =>
+        this.publisher.publish(
+          { v: 1, deliveryId, manual: true, recoverId: recover.id, ...(snapshot ? { snapshot } : {}) },
+          attempt,
+          { to: 'recover', guard: again },
+        ),
       ),
     );
     this.metrics.scheduled.inc({ decision: 'recovered' }, attempts.length);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { MAX_ATTEMPTS_PER_DELIVERY, ROW_TIME_SLACK_MS } from '#domain';
+import type { DeliverySnapshot } from '#messaging';
 import { DatabaseRetry } from '../common/database-retry.js';
 
 export type RecoverState = 'running' | 'finished' | 'cancelled';
@@ -24,10 +25,12 @@ export interface RecoverRow {
   previousOwner: string | null;
 }
 
-/** A manual attempt taken for a recover: the delivery and the attempt's number. */
+/** A manual attempt taken for a recover: the delivery, the attempt's number, and what the attempt sends. */
 export interface TakenAttempt {
   deliveryId: string;
   attempt: number;
+  /** The delivery as an attempt needs it (none: the attempt reads the row). */
+  snapshot?: DeliverySnapshot;
 }
 
 const ROW = `r.id, r.webhook_id AS "webhookId", r.merchant_id AS "merchantId", r.since, r.state, r.total, r.queued,
@@ -73,19 +76,21 @@ export class RecoverRepository {
     webhookId: string;
     merchantId: string;
     since: Date;
+    /** As counted for the merchant's answer; counted here when missing. */
+    total?: number;
   }): Promise<'started' | 'refused'> {
     const rows: Array<{ id: string }> = await this.retry.run(() =>
       this.db.query(
         `INSERT INTO webhook_recover (id, webhook_id, merchant_id, since, state, total, started_at)
          SELECT $1, $2, $3, $4, 'running',
-                (SELECT count(*) FROM webhook_delivery d
-                  WHERE d.webhook_id = $2 AND d.recoverable AND d.created_at >= $4),
+                coalesce($5::int, (SELECT count(*) FROM webhook_delivery d
+                                    WHERE d.webhook_id = $2 AND d.recoverable AND d.created_at >= $4)),
                 clock_timestamp()
           WHERE EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w
                          WHERE w.id = $2 AND w.merchant_id = $3 AND w.enabled)
          ON CONFLICT DO NOTHING
          RETURNING id`,
-        [command.id, command.webhookId, command.merchantId, command.since],
+        [command.id, command.webhookId, command.merchantId, command.since, command.total ?? null],
       ),
     );
     if (rows.length === 1) return 'started';
@@ -179,7 +184,7 @@ export class RecoverRepository {
           [recover.id, owner],
         );
         if (!job) return undefined;
-        const rows: Array<{ id: string; created_at: Date; attempt: number | null }> = await manager.query(
+        const rows: Array<TakenRow> = await manager.query(
           `WITH picked AS (
              SELECT d.id, d.created_at, d.last_manual_attempt, d.recover_id FROM webhook_delivery d
               WHERE d.webhook_id = $1 AND d.recoverable AND d.created_at >= $2
@@ -202,8 +207,11 @@ export class RecoverRepository {
               WHERE d.id = c.id AND d.created_at = c.created_at AND d.webhook_id = $1 AND d.created_at >= $2
                 AND c.automatic + d.manual_attempts < $7
                 AND (c.last_manual_attempt = 0 OR c.recover_id IS NOT NULL OR c.manual_logged)
-             RETURNING d.id, d.last_manual_attempt AS attempt)
-           SELECT p.id, p.created_at, t.attempt FROM picked p LEFT JOIN taken t USING (id)
+             RETURNING d.id, d.last_manual_attempt AS attempt, d.webhook_id, d.event_id, d.event_type, d.subject,
+                       d.content_type, d.version, convert_from(d.body, 'UTF8') AS body, d.position)
+           SELECT p.id, p.created_at, t.attempt, t.webhook_id, t.event_id, t.event_type, t.subject, t.content_type,
+                  t.version, t.body, t.position
+             FROM picked p LEFT JOIN taken t USING (id)
             ORDER BY p.created_at, p.id`,
           [
             recover.webhookId,
@@ -217,7 +225,7 @@ export class RecoverRepository {
           ],
         );
         const taken = rows.flatMap((row) =>
-          row.attempt === null ? [] : [{ deliveryId: row.id, attempt: row.attempt }],
+          row.attempt === null ? [] : [{ deliveryId: row.id, attempt: row.attempt, snapshot: snapshotOf(row) }],
         );
         const last = rows[rows.length - 1];
         await manager.query(
@@ -279,3 +287,31 @@ export class RecoverRepository {
     return rows.length === 1;
   }
 }
+
+/** A delivery a batch read, and, when it took its attempt, the delivery's columns an attempt sends. */
+interface TakenRow {
+  id: string;
+  created_at: Date;
+  attempt: number | null;
+  webhook_id: string;
+  event_id: string;
+  event_type: DeliverySnapshot['eventType'];
+  subject: DeliverySnapshot['subject'];
+  content_type: DeliverySnapshot['contentType'];
+  version: string;
+  body: string;
+  /** bigint, as text; null: none. */
+  position: string | null;
+}
+
+/** The snapshot an attempt of the row sends (as DeliveryRepository.findSnapshot reads it): no read per attempt. */
+const snapshotOf = (row: TakenRow): DeliverySnapshot => ({
+  webhookId: row.webhook_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  subject: row.subject,
+  contentType: row.content_type,
+  version: row.version,
+  body: row.body,
+  ...(row.position === null ? {} : { position: Number(row.position) }),
+});

@@ -22,6 +22,7 @@ export class RecoverService {
         webhookId: command.webhookId,
         merchantId: command.merchantId,
         since: new Date(command.since),
+        total: command.total,
       });
       if (started === 'refused') {
         this.logger.warn({

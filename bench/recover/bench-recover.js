@@ -76,8 +76,10 @@ const seconds = (from) => (performance.now() - from) / 1000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 try {
-  const { child: receiver, port: receiverPort, ask } = await startReceiver();
-  children.push(receiver);
+  // The shop and the neighbour are two receivers (processes) of their own, as two merchants' servers are.
+  const { child: receiver, port: receiverPort, ask: askShop } = await startReceiver();
+  const { child: neighbourReceiver, port: neighbourPort, ask: askNeighbour } = await startReceiver();
+  children.push(receiver, neighbourReceiver);
   const env = {
     DATABASE_URL: infra.databaseUrl,
     AMQP_URL: infra.amqpUrl,
@@ -204,7 +206,7 @@ try {
 
   // ---- 2. run ----------------------------------------------------------------------------------------------------
   const neighbour = await platform('/internal/merchants', { name: 'Neighbour' });
-  await createWebhook(neighbour.id, `http://127.0.0.1:${receiverPort}/neighbour`, '{transaction}');
+  await createWebhook(neighbour.id, `http://127.0.0.1:${neighbourPort}/neighbour`, '{transaction}');
   await sleep(1_000); // the dispatchers' caches see it (no change message: it was created before any event)
   /** Neighbour payments: uuid → the API's answer (epoch ms). */
   const answered = new Map();
@@ -229,7 +231,9 @@ try {
   })();
   /** Arrivals: [uuid, at, path, webhook-id], collected from the receiver every second. */
   const arrivals = [];
-  const collect = async () => arrivals.push(...(await ask('arrivals')).arrivals);
+  const collect = async () => {
+    arrivals.push(...(await askShop('arrivals')).arrivals, ...(await askNeighbour('arrivals')).arrivals);
+  };
   const timeline = [];
   await sleep(BEFORE_SECONDS * 1000);
   await collect();
@@ -291,6 +295,19 @@ try {
   await sleep(2_000);
   await collect();
   const progress = await backend('GET', `/api/webhooks/${hook}/recover`);
+
+  // What the dispatchers decided besides attempts (redelivered or re-queued copies dropped, …), summed.
+  const decisions = {};
+  for (const [i, child] of dispatchers.entries()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const text = await (await fetch(`http://127.0.0.1:${DISPATCHER_PORTS[i]}/metrics`)).text();
+    for (const [, decision, value] of text.matchAll(
+      /^webhook_delivery_decisions_total\{decision="([a-z_]+)"\} (\d+)/gm,
+    )) {
+      decisions[decision] = (decisions[decision] ?? 0) + Number(value);
+    }
+  }
+  results.decisions = decisions;
 
   // ---- 3. report -------------------------------------------------------------------------------------------------
   const recovered = arrivals.filter((a) => a[2] === '/recovered');

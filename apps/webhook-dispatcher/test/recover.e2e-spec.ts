@@ -41,6 +41,11 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
   });
   afterAll(async () => {
     for (const dispatcher of dispatchers) await stopAppProcess(dispatcher);
+    // A recover a failed test left running would be taken over by a later suite's dispatcher (the same database).
+    await db().query(
+      `UPDATE webhook_recover SET state = 'cancelled', finished_at = now() WHERE merchant_id = $1 AND state = 'running'`,
+      [merchantId],
+    );
     await amqp.close();
     await receiver.stop();
     await closeDb();

@@ -149,15 +149,18 @@ try {
       `WITH d AS (
          INSERT INTO delivery.webhook_delivery
            (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type, version, retry_on_error,
-            body, created_at, recoverable, outcome_at)
+            body, created_at)
          SELECT bench_uuid_v7(t), $2, $3, bench_uuid_v7(t), 'transaction',
                 jsonb_build_object('psp', 'Payrexx Direct', 'type', 'e-commerce', 'uuid', u, 'referenceId', 'order-recovered'),
                 $4, 'json', '2026-08-20', false, convert_to(replace($5, '00000000-0000-4000-8000-000000000000', u::text), 'UTF8'),
-                t, true, t
+                t
            FROM generate_series(0, $6 - 1) AS i,
                 LATERAL (SELECT $1::timestamptz + (i * ${(DAY - 120_000) / 1000}.0 / $6) * interval '1 second' AS t,
                                 gen_random_uuid() AS u) AS x
-         RETURNING id, event_id, created_at, subject)
+         RETURNING id, webhook_id, event_id, created_at, subject),
+       o AS (
+         INSERT INTO delivery.webhook_delivery_outcome (delivery_id, created_at, webhook_id, recoverable, outcome_at)
+         SELECT id, created_at, webhook_id, true, created_at FROM d)
        INSERT INTO delivery.webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome,
                                          status, duration_ms, error, created_at)
        SELECT bench_uuid_v7(d.created_at), d.id, $2, 1, 'transaction', d.event_id,
@@ -170,7 +173,7 @@ try {
     process.stdout.write(`\rfilled day ${day + 1}/${DAYS}`);
   }
   await db.query('DROP FUNCTION public.bench_uuid_v7(timestamptz)');
-  await db.query('VACUUM ANALYZE delivery.webhook_delivery, delivery.webhook_log');
+  await db.query('VACUUM ANALYZE delivery.webhook_delivery, delivery.webhook_log, delivery.webhook_delivery_outcome');
   results.fill = { seconds: round(seconds(fillStarted), 0) };
   console.log(`\nfilled ${DELIVERIES} deliveries in ${results.fill.seconds} s`);
 

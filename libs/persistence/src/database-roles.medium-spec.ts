@@ -113,6 +113,13 @@ const ROWS: Record<
                      '2026-08-20', true, '\\x7b7d')`,
     values: (id, ids) => [id, ids.webhook, ids.merchant],
   },
+  webhook_delivery_outcome: {
+    key: 'delivery_id',
+    insert: `INSERT INTO webhook_delivery_outcome (delivery_id, created_at, webhook_id, recoverable, outcome_at)
+             VALUES ($1, now(), $2, true, now())`,
+    values: (id, ids) => [id, ids.webhook],
+    touch: 'recoverable = recoverable',
+  },
   webhook_log: {
     key: 'id',
     insert: `INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome,
@@ -192,6 +199,7 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
       'delivery.webhook_health_for_webhook_config',
       'delivery.webhook_log_for_webhook_config',
       'delivery.webhook_recover_for_webhook_config',
+      'delivery.webhook_recoverable_for_webhook_config',
       'payments.integration_for_webhook_config',
       'payments.merchant_for_webhook_config',
     ],
@@ -201,6 +209,7 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
     database: WEBHOOK_DISPATCHER_DATABASE,
     tables: [
       'webhook_delivery',
+      'webhook_delivery_outcome',
       'webhook_log',
       'webhook_health',
       'webhook_health_hour',

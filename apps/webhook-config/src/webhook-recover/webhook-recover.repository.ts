@@ -28,8 +28,8 @@ export class WebhookRecoverRepository {
    */
   async countRecoverable(manager: EntityManager, webhookId: string, since: Date): Promise<number> {
     const [{ count }]: Array<{ count: number }> = await manager.query(
-      `SELECT count(*)::int AS count FROM delivery.webhook_delivery_for_webhook_config
-        WHERE webhook_id = $1 AND recoverable AND created_at >= $2`,
+      `SELECT count(*)::int AS count FROM delivery.webhook_recoverable_for_webhook_config
+        WHERE webhook_id = $1 AND created_at >= $2`,
       [webhookId, since],
     );
     return count;

@@ -79,11 +79,11 @@ export async function seedDelivery(
     const outcome =
       latest.outcome ??
       (latest.status !== null && latest.status >= 200 && latest.status <= 299 ? 'delivered' : 'failed');
-    await db.query(`UPDATE webhook_delivery SET recoverable = $2, outcome_at = $3 WHERE id = $1`, [
-      deliveryId,
-      outcome === 'failed' || outcome === 'skipped',
-      latest.createdAt,
-    ]);
+    await db.query(
+      `INSERT INTO webhook_delivery_outcome (delivery_id, created_at, webhook_id, recoverable, outcome_at)
+       SELECT id, created_at, webhook_id, $2, $3 FROM webhook_delivery WHERE id = $1`,
+      [deliveryId, outcome === 'failed' || outcome === 'skipped', latest.createdAt],
+    );
   }
   return { deliveryId, eventId, uuid, logIds };
 }

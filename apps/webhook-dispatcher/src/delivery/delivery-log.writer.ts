@@ -193,7 +193,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
       const { webhookId, eventType, position, createdAt } = record;
       delivered.push({ webhookId, eventType, subject: record.request.uuid, position, createdAt });
     }
-    // Where each entry's delivery row is (its day partition), for keeping the delivery's `recoverable`.
+    // Where each entry's delivery row is (its day partition), for keeping the delivery's outcome (`recoverable`).
     const rows = records.map((record) => {
       const { from, to } = createdAtRangeOf(record.deliveryId);
       return { ...record, deliveryFrom: from, deliveryTo: to };
@@ -271,15 +271,25 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
          RETURNING 1),
        marks AS (
          SELECT DISTINCT ON (delivery_id) delivery_id, outcome IN ('failed', 'skipped') AS recoverable, created_at,
-                "deliveryFrom", "deliveryTo"
+                "recoverId", "deliveryFrom", "deliveryTo"
            FROM extra
           WHERE outcome <> 'delivered' OR attempt > 1 OR manual
           ORDER BY delivery_id, created_at DESC),
        flagged AS (
-         UPDATE webhook_delivery d SET recoverable = m.recoverable, outcome_at = m.created_at
-           FROM marks m
-          WHERE d.id = m.delivery_id AND d.created_at BETWEEN m."deliveryFrom" AND m."deliveryTo"
-            AND (d.outcome_at IS NULL OR d.outcome_at <= m.created_at)
+         INSERT INTO webhook_delivery_outcome AS o (delivery_id, created_at, webhook_id, recoverable, outcome_at,
+                                                    recover_id)
+         SELECT m.delivery_id, d.created_at, d.webhook_id, m.recoverable, m.created_at, m."recoverId"
+           FROM marks m,
+                LATERAL (SELECT d.created_at, d.webhook_id FROM webhook_delivery d
+                          WHERE d.id = m.delivery_id AND d.created_at BETWEEN m."deliveryFrom" AND m."deliveryTo") d
+          ORDER BY 1, 2
+         ON CONFLICT (delivery_id, created_at) DO UPDATE
+           SET recoverable = excluded.recoverable, outcome_at = excluded.outcome_at,
+               -- The attempt its recover took is logged: no longer one to queue again (RecoverRepository.unsent).
+               -- (excluded.recover_id is the entry's recover; a row is never inserted by a recover's entry: the
+               -- recover took it from this table.)
+               recover_id = CASE WHEN o.recover_id = excluded.recover_id THEN NULL ELSE o.recover_id END
+           WHERE o.outcome_at <= excluded.outcome_at
          RETURNING 1),
        recovered AS (
          INSERT INTO webhook_recover_sent AS s (recover_id, sent, at)

@@ -22,6 +22,13 @@ export interface NewDelivery extends DeliverySnapshot {
 /** Batch size of the deletion of a deleted webhook's deliveries and log: no statement holds many locks for long. */
 const DELETE_BATCH = 10_000;
 
+/** The day-partitioned tables a deleted webhook's rows are deleted from, and each one's key (beside created_at). */
+const DAY_TABLES = {
+  webhook_delivery: { table: 'webhook_delivery', key: 'id' },
+  webhook_log: { table: 'webhook_log', key: 'id' },
+  webhook_delivery_outcome: { table: 'webhook_delivery_outcome', key: 'delivery_id' },
+} as const;
+
 /**
  * When a delivery of `eventId` is created (its created_at, the table's partition key): the event's own time (in its
  * version-7 id) when that is within DELIVERY_EVENT_TIME_WINDOW_MS of now, so that two fan-outs of one event at once
@@ -84,6 +91,9 @@ export class DeliveryRepository {
                   WHEN 'webhook_delivery' THEN EXISTS (
                     SELECT 1 FROM webhook_delivery d
                      WHERE d.webhook_id = $1 AND d.created_at >= p.from_time AND d.created_at < p.to_time)
+                  WHEN 'webhook_delivery_outcome' THEN EXISTS (
+                    SELECT 1 FROM webhook_delivery_outcome o
+                     WHERE o.webhook_id = $1 AND o.created_at >= p.from_time AND o.created_at < p.to_time)
                   ELSE EXISTS (
                     SELECT 1 FROM webhook_log l
                      WHERE l.webhook_id = $1 AND l.created_at >= p.from_time AND l.created_at < p.to_time)
@@ -94,14 +104,14 @@ export class DeliveryRepository {
     );
     let deleted = 0;
     for (const { parent, from_time, to_time } of days) {
-      const table = parent === 'webhook_log' ? 'webhook_log' : 'webhook_delivery';
+      const { table, key } = DAY_TABLES[parent as keyof typeof DAY_TABLES] ?? DAY_TABLES.webhook_delivery;
       for (;;) {
         const [, count]: [unknown, number] = await this.retry.run(() =>
           this.db.query(
             `DELETE FROM ${table}
               WHERE created_at >= $2 AND created_at < $3
-                AND id IN (SELECT id FROM ${table}
-                            WHERE webhook_id = $1 AND created_at >= $2 AND created_at < $3 LIMIT $4)
+                AND ${key} IN (SELECT ${key} FROM ${table}
+                                WHERE webhook_id = $1 AND created_at >= $2 AND created_at < $3 LIMIT $4)
                 AND NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)`,
             [webhookId, from_time, to_time, DELETE_BATCH],
           ),
@@ -324,10 +334,15 @@ export class DeliveryRepository {
         if (logged.automatic + taken >= max) return { refused: logged.automatic + taken };
         const attempt = Math.max(delivery.last_manual_attempt, logged.top) + 1;
         await manager.query(
-          // Not a recover's any more (recover_id): a recover leaves it out until this attempt is logged.
-          `UPDATE webhook_delivery SET manual_attempts = $2, last_manual_attempt = $3, recover_id = NULL
+          `UPDATE webhook_delivery SET manual_attempts = $2, last_manual_attempt = $3
             WHERE id = $1 AND created_at BETWEEN $4 AND $5`,
           [deliveryId, taken + 1, attempt, row.from, row.to],
+        );
+        // Not a recover's any more (recover_id): a recover leaves it out until this attempt is logged.
+        await manager.query(
+          `UPDATE webhook_delivery_outcome SET recover_id = NULL
+            WHERE delivery_id = $1 AND created_at BETWEEN $2 AND $3 AND recover_id IS NOT NULL`,
+          [deliveryId, row.from, row.to],
         );
         await send(attempt);
         return { attempt };

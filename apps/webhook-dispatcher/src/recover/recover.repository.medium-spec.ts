@@ -165,7 +165,12 @@ describe('RecoverRepository (real PostgreSQL)', () => {
     expect(recover.queued).toBe(4);
     // Each got its next manual attempt, numbered above every attempt logged.
     const [row] = await admin
-      .query(`SELECT last_manual_attempt, recover_id FROM webhook_delivery WHERE id = $1`, [failedAcrossDays])
+      .query(
+        `SELECT d.last_manual_attempt, o.recover_id
+           FROM webhook_delivery d JOIN webhook_delivery_outcome o ON o.delivery_id = d.id AND o.created_at = d.created_at
+          WHERE d.id = $1`,
+        [failedAcrossDays],
+      )
       .then((r) => r.rows);
     expect(row).toEqual({ last_manual_attempt: 3, recover_id: recover.id });
   });
@@ -253,5 +258,17 @@ describe('RecoverRepository (real PostgreSQL)', () => {
     expect(fresh.sent).toBe(2);
     expect(await recovers.unsent(fresh)).toEqual([{ deliveryId: ids[2], attempt: 2 }]);
     expect(fresh.queued).toBe(3);
+    // Logged attempts are no longer marked as the recover's (a takeover's scan reads only what is on its way), even
+    // the one that failed again and stays recoverable.
+    const { rows } = await admin.query(
+      `SELECT delivery_id AS id, recoverable, recover_id FROM webhook_delivery_outcome
+        WHERE delivery_id = ANY($1) ORDER BY delivery_id`,
+      [ids.slice(0, 3)],
+    );
+    expect(rows).toEqual([
+      { id: ids[0], recoverable: false, recover_id: null },
+      { id: ids[1], recoverable: true, recover_id: null },
+      { id: ids[2], recoverable: true, recover_id: recover.id },
+    ]);
   });
 });

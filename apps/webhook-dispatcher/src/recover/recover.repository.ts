@@ -56,8 +56,10 @@ const toRow = (raw: RawRow): RecoverRow => {
  * Recovers (delivery.webhook_recover): started and cancelled on webhook-config's commands, worked on by one
  * dispatcher process at a time (a lease), which takes the next recoverable deliveries in (created_at, id) order in
  * batches: one statement numbers their manual attempts, marks them as this recover's and moves its place on.
- * Recoverable deliveries are found through the partial index on `webhook_delivery.recoverable` (kept by the log
- * writer), so neither the count nor a batch reads the log of deliveries that were delivered.
+ * Recoverable deliveries are found through the partial index on `webhook_delivery_outcome.recoverable` (kept by the
+ * log writer), so neither the count nor a batch reads the log of deliveries that were delivered; a batch's mark
+ * (`recover_id`) is written there too, a narrow row, so that a recovered delivery rewrites its wide row once (its
+ * manual attempt's number).
  */
 @Injectable()
 export class RecoverRepository {
@@ -83,8 +85,8 @@ export class RecoverRepository {
       this.db.query(
         `INSERT INTO webhook_recover (id, webhook_id, merchant_id, since, state, total, started_at)
          SELECT $1, $2, $3, $4, 'running',
-                coalesce($5::int, (SELECT count(*) FROM webhook_delivery d
-                                    WHERE d.webhook_id = $2 AND d.recoverable AND d.created_at >= $4)),
+                coalesce($5::int, (SELECT count(*) FROM webhook_delivery_outcome o
+                                    WHERE o.webhook_id = $2 AND o.recoverable AND o.created_at >= $4)),
                 clock_timestamp()
           WHERE EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w
                          WHERE w.id = $2 AND w.merchant_id = $3 AND w.enabled)
@@ -185,12 +187,16 @@ export class RecoverRepository {
         );
         if (!job) return undefined;
         const rows: Array<TakenRow> = await manager.query(
-          `WITH picked AS (
-             SELECT d.id, d.created_at, d.last_manual_attempt, d.recover_id FROM webhook_delivery d
-              WHERE d.webhook_id = $1 AND d.recoverable AND d.created_at >= $2
-                AND ($3::timestamptz IS NULL OR (d.created_at, d.id) > ($3::timestamptz, $4::uuid))
-              ORDER BY d.created_at, d.id
+          `WITH next AS MATERIALIZED (
+             SELECT o.delivery_id AS id, o.created_at, o.recover_id FROM webhook_delivery_outcome o
+              WHERE o.webhook_id = $1 AND o.recoverable AND o.created_at >= $2
+                AND ($3::timestamptz IS NULL OR (o.created_at, o.delivery_id) > ($3::timestamptz, $4::uuid))
+              ORDER BY o.created_at, o.delivery_id
               LIMIT $5),
+           picked AS (
+             SELECT n.*, d.last_manual_attempt FROM next n,
+               LATERAL (SELECT d.last_manual_attempt FROM webhook_delivery d
+                         WHERE d.id = n.id AND d.created_at = n.created_at) d),
            counted AS (
              SELECT p.*, c.automatic, c.top, c.manual_logged FROM picked p,
                LATERAL (SELECT count(*) FILTER (WHERE NOT l.manual)::int AS automatic,
@@ -201,14 +207,18 @@ export class RecoverRepository {
            taken AS (
              UPDATE webhook_delivery d
                 SET manual_attempts = d.manual_attempts + 1,
-                    last_manual_attempt = greatest(d.last_manual_attempt, c.top) + 1,
-                    recover_id = $6
+                    last_manual_attempt = greatest(d.last_manual_attempt, c.top) + 1
                FROM counted c
               WHERE d.id = c.id AND d.created_at = c.created_at AND d.webhook_id = $1 AND d.created_at >= $2
                 AND c.automatic + d.manual_attempts < $7
                 AND (c.last_manual_attempt = 0 OR c.recover_id IS NOT NULL OR c.manual_logged)
-             RETURNING d.id, d.last_manual_attempt AS attempt, d.webhook_id, d.event_id, d.event_type, d.subject,
-                       d.content_type, d.version, convert_from(d.body, 'UTF8') AS body, d.position)
+             RETURNING d.id, d.created_at, d.last_manual_attempt AS attempt, d.webhook_id, d.event_id, d.event_type,
+                       d.subject, d.content_type, d.version, convert_from(d.body, 'UTF8') AS body, d.position),
+           marked AS (
+             UPDATE webhook_delivery_outcome o SET recover_id = $6
+               FROM taken t
+              WHERE o.delivery_id = t.id AND o.created_at = t.created_at AND o.webhook_id = $1 AND o.created_at >= $2
+             RETURNING 1)
            SELECT p.id, p.created_at, t.attempt, t.webhook_id, t.event_id, t.event_type, t.subject, t.content_type,
                   t.version, t.body, t.position
              FROM picked p LEFT JOIN taken t USING (id)
@@ -252,11 +262,15 @@ export class RecoverRepository {
     if (!cursor) return [];
     const rows: Array<{ id: string; attempt: number; queued: number }> = await this.retry.run(() =>
       this.db.query(
-        `WITH unsent AS (
-           SELECT d.id, d.last_manual_attempt AS attempt FROM webhook_delivery d
-            WHERE d.webhook_id = $1 AND d.recoverable AND d.created_at >= $2 AND d.recover_id = $3
-              AND (d.created_at, d.id) <= ($4::timestamptz, $5::uuid)
-              AND NOT EXISTS (SELECT 1 FROM webhook_log l
+        `WITH marked AS MATERIALIZED (
+           SELECT o.delivery_id, o.created_at FROM webhook_delivery_outcome o
+            WHERE o.recover_id = $3 AND o.webhook_id = $1 AND o.recoverable AND o.created_at >= $2
+              AND (o.created_at, o.delivery_id) <= ($4::timestamptz, $5::uuid)),
+         unsent AS (
+           SELECT d.id, d.last_manual_attempt AS attempt FROM marked m,
+             LATERAL (SELECT d.id, d.created_at, d.last_manual_attempt FROM webhook_delivery d
+                       WHERE d.id = m.delivery_id AND d.created_at = m.created_at) d
+            WHERE NOT EXISTS (SELECT 1 FROM webhook_log l
                                WHERE l.delivery_id = d.id AND l.manual AND l.attempt = d.last_manual_attempt
                                  AND l.created_at >= d.created_at - $6 * interval '1 ms')),
          counted AS (

@@ -9,8 +9,8 @@ import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js'
 export const MAINTENANCE_RESULTS = ['ok', 'failed', 'skipped'] as const;
 export type MaintenanceResult = (typeof MAINTENANCE_RESULTS)[number];
 
-/** The two partitioned tables, as the metrics label them. */
-export const PARTITIONED_TABLES = ['webhook_delivery', 'webhook_log'] as const;
+/** The day-partitioned tables, as the metrics label them. */
+export const PARTITIONED_TABLES = ['webhook_delivery', 'webhook_log', 'webhook_delivery_outcome'] as const;
 
 interface Extent {
   parent: string;

@@ -21,6 +21,7 @@ import { LoginKnownAddress1763802400000 } from './1763802400000-login-known-addr
 import { NoticeOutbox1763802500000 } from './1763802500000-notice-outbox.js';
 import { DeliveryWait1763802600000 } from './1763802600000-delivery-wait.js';
 import { RecoverJobs1763802700000 } from './1763802700000-recover-jobs.js';
+import { DeliveryOutcome1763802800000 } from './1763802800000-delivery-outcome.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   NoticeOutbox1763802500000,
   DeliveryWait1763802600000,
   RecoverJobs1763802700000,
+  DeliveryOutcome1763802800000,
 ];

@@ -30,8 +30,18 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
   let merchantId: string;
   const dispatchers: AppProcess[] = [];
 
+  /** What a process's recovers queue a second at most, together. */
+  const RECOVER_RATE = 500;
   const start = (name: string) =>
-    startAppProcess('webhook-dispatcher', dispatcherEnv({ LOG_LEVEL: 'warn', WEBHOOK_TIMEOUT_MS: '10000' }), { name });
+    startAppProcess(
+      'webhook-dispatcher',
+      dispatcherEnv({
+        LOG_LEVEL: 'warn',
+        WEBHOOK_TIMEOUT_MS: '10000',
+        DISPATCHER_RECOVER_MAX_PER_SECOND: String(RECOVER_RATE),
+      }),
+      { name },
+    );
 
   beforeAll(async () => {
     receiver = await new Receiver().start();
@@ -71,11 +81,15 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
     await db().query(
       `WITH d AS (
          INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
-                                       version, retry_on_error, body, created_at, recoverable, outcome_at)
+                                       version, retry_on_error, body, created_at)
          SELECT r.id, $2, $3, r."eventId", 'transaction', '{"uuid":"x"}', $4, 'json', '2026-08-20', false,
-                convert_to($5, 'UTF8'), r.at, true, r.at
+                convert_to($5, 'UTF8'), r.at
            FROM json_to_recordset($1::json) AS r(id uuid, "logId" uuid, "eventId" uuid, at timestamptz)
-         RETURNING id)
+         RETURNING id),
+       o AS (
+         INSERT INTO webhook_delivery_outcome (delivery_id, created_at, webhook_id, recoverable, outcome_at)
+         SELECT r.id, r.at, $2, true, r.at
+           FROM json_to_recordset($1::json) AS r(id uuid, "logId" uuid, "eventId" uuid, at timestamptz))
        INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
                                 duration_ms, created_at)
        SELECT r."logId", r.id, $2, 1, 'transaction', r."eventId", '{}', 'skipped', NULL, 0, r.at
@@ -108,7 +122,7 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
     return { ids: new Set(ids), repeats: ids.length - new Set(ids).size };
   };
 
-  it('sends each of 3,000 events over 3 days once, refuses a second recover while it runs, and finishes with its count', async () => {
+  it('sends each of 3,000 events over 3 days once, at its share of the machine, refuses a second recover while it runs, and finishes with its count', async () => {
     dispatchers.push(await start('dispatcher-a'));
     const url = `${receiver.url}/all`;
     const hook = await createWebhook({ merchantId, url });
@@ -124,11 +138,17 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
     const { ids: received, repeats } = arrivals('/all');
     expect(repeats).toBe(0);
     expect([...received].sort()).toEqual([...ids].sort());
+    // At most DISPATCHER_RECOVER_MAX_PER_SECOND a second (half a second of it saved up at the start): 3,000 take at
+    // least 5.5 s, where the receiver takes them in about 2.
+    const times = receiver.to('/all').map((request) => request.receivedAt);
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(((3_000 - RECOVER_RATE / 2) / RECOVER_RATE) * 950);
     // Each is logged delivered, as a manual attempt (2) of its delivery, and no longer recoverable.
     const { rows } = await db().query(
-      `SELECT count(*) FILTER (WHERE l.outcome = 'delivered' AND l.manual AND l.attempt = 2)::int AS delivered,
-              count(*) FILTER (WHERE d.recoverable)::int AS recoverable
+      `SELECT count(DISTINCT l.delivery_id) FILTER (WHERE l.outcome = 'delivered' AND l.manual AND l.attempt = 2)::int
+                AS delivered,
+              count(DISTINCT o.delivery_id) FILTER (WHERE o.recoverable)::int AS recoverable
          FROM webhook_delivery d LEFT JOIN webhook_log l ON l.delivery_id = d.id AND l.manual
+              LEFT JOIN webhook_delivery_outcome o ON o.delivery_id = d.id AND o.created_at = d.created_at
         WHERE d.webhook_id = $1`,
       [hook.id],
     );

@@ -36,6 +36,12 @@ export class WebhookDispatcherConfig {
      */
     readonly disableAfterMs: number,
     /**
+     * DISPATCHER_RECOVER_MAX_PER_SECOND: the recovers this process works on queue at most this many deliveries a
+     * second together (RecoverJob): a recover of a million takes a share of the machine, not all of it, and other
+     * webhooks keep their latency.
+     */
+    readonly recoverMaxPerSecond: number,
+    /**
      * WEBHOOK_EGRESS_PROXY: deliveries leave through this forward proxy (http://host:port, perhaps with user info
      * for Proxy-Authorization — never log it whole); undefined: straight from this process.
      */
@@ -78,6 +84,7 @@ export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv): WebhookDisp
     reader.int('DISPATCHER_CONSUMER_PRIORITY', { default: randomInt(1, 1_001), min: 0, max: 1_000 }),
     readLogRetention(reader, retryDelaysMs),
     reader.duration('WEBHOOK_DISABLE_AFTER', { default: 5 * 86_400_000, min: 1 }),
+    reader.int('DISPATCHER_RECOVER_MAX_PER_SECOND', { default: 1_200, min: 1, max: 100_000 }),
     reader.forwardProxy('WEBHOOK_EGRESS_PROXY'),
   );
   reader.done();

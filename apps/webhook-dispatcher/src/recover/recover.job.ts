@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
@@ -18,6 +19,8 @@ const BATCH = 1_000;
 export const RECOVER_WINDOW = 2_000;
 /** A rate-limited webhook's window: this many seconds of its limit (a recover never runs far ahead of its rate). */
 const RATE_WINDOW_SECONDS = 10;
+/** Deliveries queued per second beyond the process's rate: at most this many seconds of it saved up while idle. */
+const BUDGET_SECONDS = 0.5;
 /** Queued deliveries whose count has not moved this long are looked for and queued again (lost or parked messages). */
 export const RECOVER_STALL_MS = 60_000;
 /** A recover whose last deliveries are not attempted this long after it queued them all is finished all the same. */
@@ -31,7 +34,9 @@ const GIVE_UP_MS = 5 * 60_000;
  * deliveries. Its place is in the database, so a recover survives its process: another takes it over after the lease
  * and queues again what was taken and never attempted (an attempt checks its log first, so nothing attempted is sent
  * twice). A recover stops when its webhook is disabled or deleted (and its deliveries still queued are not made:
- * DeliveryGate), and finishes once every delivery it queued was attempted.
+ * DeliveryGate), and finishes once every delivery it queued was attempted. Together a process's recovers queue at
+ * most DISPATCHER_RECOVER_MAX_PER_SECOND deliveries a second (a budget refilled every tick, shared in turn): a
+ * recover takes a share of the machine, and other webhooks' deliveries keep their latency beside it.
  */
 @Injectable()
 export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -43,12 +48,16 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  /** Deliveries this process's recovers may still queue now, and when it was last refilled. */
+  private budget = 0;
+  private refilledAt = Date.now();
 
   constructor(
     private readonly repository: RecoverRepository,
     private readonly webhooks: WebhookRepository,
     private readonly publisher: DeliveryPublisher,
     private readonly metrics: DispatcherMetrics,
+    private readonly config: WebhookDispatcherConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -85,6 +94,10 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
         });
       }
     }
+    const now = Date.now();
+    const perSecond = this.config.recoverMaxPerSecond;
+    this.budget = Math.min(perSecond * BUDGET_SECONDS, this.budget + ((now - this.refilledAt) * perSecond) / 1_000);
+    this.refilledAt = now;
     await Promise.all(
       [...this.recovers.keys()].map((id) =>
         this.step(id).catch((error: Error) => {
@@ -147,8 +160,13 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
       webhook.maxPerSecond === null ? RECOVER_WINDOW : Math.max(1, webhook.maxPerSecond * RATE_WINDOW_SECONDS);
     let room = window - (recover.queued - recover.sent);
     while (room > 0 && !recover.queuedAll && !this.stopped) {
-      const batch = await this.repository.takeBatch(recover, this.owner, Math.min(room, BATCH));
+      // The process's budget, taken before the statement (the recovers of a tick run side by side).
+      const limit = Math.floor(Math.min(room, BATCH, this.budget));
+      if (limit < 1) break;
+      this.budget -= limit;
+      const batch = await this.repository.takeBatch(recover, this.owner, limit);
       if (!batch) return this.forget(id);
+      this.budget += limit - batch.taken.length;
       await this.queue(recover, batch.taken, false);
       room -= batch.taken.length;
       if (batch.read === 0) break;

@@ -46,8 +46,16 @@ describe('the schedule of waiting deliveries (real RabbitMQ, PostgreSQL)', () =>
   });
 
   beforeAll(async () => {
+    const failedOnce = new Set<string>();
     receiver.setResponder((request) => {
       if (request.path.startsWith('/slow')) return { status: 200, delayMs: 1_500 };
+      if (request.path === '/late-repeat') {
+        // Each delivery's first attempt fails; its repeat is delivered.
+        const id = String(request.headers['webhook-id']);
+        if (failedOnce.has(id)) return { status: 200 };
+        failedOnce.add(id);
+        return { status: 500 };
+      }
       return { status: 200 };
     });
     await receiver.start();
@@ -159,6 +167,41 @@ describe('the schedule of waiting deliveries (real RabbitMQ, PostgreSQL)', () =>
     await change(hook.id, 'max_per_second = NULL');
     await waitFor(() => receiver.to('/slow').length >= 100, { timeoutMs: 15_000, what: 'the rest' });
     expect(distinct(receiver.to('/slow')).size).toBe(100);
+  }, 60_000);
+
+  it("a repeat made later than scheduled (its webhook's limit) shows its real time as the entry's nextAttemptAt", async () => {
+    // At 1 a second, 6 first attempts take 6 s; each repeat is due 1 s after its failure, behind the starts already
+    // booked for the first attempts: it is made seconds later than its failure's schedule said.
+    const hook = await createWebhook({
+      merchantId,
+      url: `${receiver.url}/late-repeat`,
+      maxPerSecond: 1,
+      retryOnError: true,
+    });
+    await events(6);
+    const logs = await waitFor(
+      async () => {
+        const rows = await logsOf(hook.id);
+        return rows.filter((row) => row.outcome === 'delivered').length === 6 && rows;
+      },
+      { timeoutMs: 30_000, what: 'six deliveries, each failed once and repeated' },
+    );
+    const byId = new Map<string, number[]>();
+    for (const request of receiver.to('/late-repeat')) {
+      const id = String(request.headers['webhook-id']);
+      byId.set(id, [...(byId.get(id) ?? []), request.receivedAt]);
+    }
+    let latest = 0;
+    for (const failed of logs.filter((row) => row.outcome === 'failed')) {
+      const [first, repeat] = byId.get(failed.delivery_id)!;
+      const promised = failed.next_attempt_at!.getTime();
+      // The entry says when the repeat was really made (its booked start), not the schedule's 1 s.
+      expect(repeat).toBeGreaterThanOrEqual(promised - 50);
+      expect(repeat - promised).toBeLessThan(600);
+      latest = Math.max(latest, promised - first);
+    }
+    // Some repeat did wait behind the limit (else this proves nothing).
+    expect(latest).toBeGreaterThan(2_500);
   }, 60_000);
 
   it("a backlog of 10,000 waits in the table, costs no message a second, and another merchant's webhook keeps its latency", async () => {

@@ -21,7 +21,8 @@ const CONCURRENT_WEBHOOKS = 4;
  * advisory lock (another process skips it and serves other webhooks), at the webhook's settings as they are now:
  * - rate-limited: books as many starts as fit in the next PUMP_WINDOW_MS at its current `maxPerSecond` (one booking
  *   per delivery, carried in `x-rate-at`) and publishes that many, first in first out, to the delivery queue: a raised,
- *   lowered or removed limit applies from the next tick;
+ *   lowered or removed limit applies from the next tick; a repeat's start becomes the `nextAttemptAt` of the entry
+ *   before it (the real time of that attempt, later than it was scheduled);
  * - no limit: publishes up to MAX_PER_WEBHOOK_TICK of them;
  * - disabled: its automatic deliveries are published without booking, and the gate logs each `skipped` (nothing is
  *   sent); tests and resends are booked as above;
@@ -118,6 +119,14 @@ export class DeliveryWaitPump implements OnApplicationBootstrap, BeforeApplicati
       if (due.length === 0) return count;
       const startAt = (i: number) => window.firstAt + i * window.intervalMs;
       await this.publish(due, startAt);
+      await this.waits.noteStarts(
+        due.flatMap((row, i) =>
+          row.attempt > 1 && !row.manual
+            ? [{ deliveryId: row.message.deliveryId, attempt: row.attempt, at: startAt(i) }]
+            : [],
+        ),
+        runner,
+      );
       await this.rate.commitWindow(runner, webhookId, startAt(due.length));
       return count + due.length;
     });

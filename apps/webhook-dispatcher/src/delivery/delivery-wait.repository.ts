@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { logOfDeliveryRange } from '#domain';
 import type { DeliveryMessage } from '#messaging';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
@@ -149,6 +150,27 @@ export class DeliveryWaitRepository implements OnApplicationShutdown {
       manual,
       traceparent,
     }));
+  }
+
+  /**
+   * Moves the `nextAttemptAt` of the entries before these repeats to the starts they were given now (in the caller's
+   * transaction): a repeat that waited for room in its webhook's rate limit is made later than its entry said when it
+   * was logged, and the log shows when it is really made. Only later, never earlier (an entry written again keeps the
+   * latest).
+   */
+  async noteStarts(
+    repeats: Array<{ deliveryId: string; attempt: number; at: number }>,
+    runner?: QueryRunner,
+  ): Promise<void> {
+    if (repeats.length === 0) return;
+    await (runner ?? this.db).query(
+      `UPDATE webhook_log l SET next_attempt_at = to_timestamp(r.at / 1000.0)
+         FROM json_to_recordset($1::json) AS r("deliveryId" uuid, attempt int, at float8, "from" timestamptz, "to" timestamptz)
+        WHERE l.delivery_id = r."deliveryId" AND l.attempt = r.attempt - 1 AND NOT l.manual
+          AND l.created_at BETWEEN r."from" AND r."to"
+          AND l.next_attempt_at IS NOT NULL AND l.next_attempt_at < to_timestamp(r.at / 1000.0)`,
+      [JSON.stringify(repeats.map((repeat) => ({ ...repeat, ...logOfDeliveryRange(repeat.deliveryId) })))],
+    );
   }
 
   /** Drops every waiting delivery of a webhook that no longer exists. */

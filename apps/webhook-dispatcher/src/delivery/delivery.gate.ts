@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
 import { activeTraceparent } from '#platform';
@@ -23,6 +23,9 @@ const LEGACY_RATE_AT_MS = 2 * HOLD_MS;
  */
 const STALE_MS = 2_000;
 
+/** A repeat's start this much later than when it came due is shown in the log (the entry before it). */
+const NOTED_WAIT_MS = 100;
+
 /**
  * After a webhook's delivery had to wait in the schedule, its next ones go there without trying to book for this long
  * (less than a pump tick): a burst of thousands then costs batched inserts, not one booking attempt each.
@@ -43,6 +46,7 @@ export type GateDecision = { open: true; rateAt?: number } | 'dropped' | 'handed
  */
 @Injectable()
 export class DeliveryGate {
+  private readonly logger = new Logger(DeliveryGate.name);
   /** Webhooks whose deliveries wait in the schedule, until when (Unix ms) the gate takes that as still so. */
   private readonly backlogged = new Map<string, number>();
 
@@ -128,9 +132,24 @@ export class DeliveryGate {
       this.backlogged.set(webhook.id, Date.now() + BACKLOGGED_MS);
       return this.wait(message, attempt, snapshot);
     }
+    if (attempt > 1 && message.manual !== true && booked.waitMs > NOTED_WAIT_MS) {
+      await this.noteStart(message.deliveryId, attempt, booked.at);
+    }
     const stopped =
       booked.waitMs > 0 && (await this.stoppedWhileWaiting(booked.waitMs, message, attempt, snapshot, webhook));
     return stopped || { open: true, rateAt: booked.at };
+  }
+
+  /**
+   * A repeat made later than scheduled (its webhook's rate limit): the entry before it shows the real time. Only what
+   * the log shows: when the database does not take it, the attempt is made anyway.
+   */
+  private async noteStart(deliveryId: string, attempt: number, at: number): Promise<void> {
+    try {
+      await this.waits.noteStarts([{ deliveryId, attempt, at }]);
+    } catch (error) {
+      this.logger.warn(`next attempt time of delivery ${deliveryId} not updated: ${(error as Error).message}`);
+    }
   }
 
   /**

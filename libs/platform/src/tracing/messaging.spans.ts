@@ -53,6 +53,7 @@ const spanName = (operation: 'publish' | 'process', exchange: string) => `${oper
  * ends the span when the broker confirmed it ({@link endPublishSpan}). Undefined with tracing off.
  */
 export function startPublishSpan(destination: AmqpDestination, parent?: Record<string, unknown>): Span | undefined {
+  if (!tracingEnabled()) return undefined;
   return startSpan(
     spanName('publish', destination.exchange),
     messagingAttributes(destination, 'publish'),

@@ -33,8 +33,8 @@ export function addTracing(fastify: FastifyInstance, serviceName: string, otlpEn
  * Makes each platform API request a SERVER span (`POST /internal/transactions`, the HTTP semantic conventions'
  * attributes), the child of the request's W3C `traceparent` when it has a valid one, else the root of a new trace;
  * what the request does runs in it (an outbox event stores it) and its log lines carry the trace id. Never a query
- * string, a header value or a body. Nothing is added with tracing off. Add after the request log scope
- * (request-log.ts), whose fields the trace id joins.
+ * string, a body or a header value but the Host name (`server.address`). Nothing is added with tracing off. Add
+ * after the request log scope (request-log.ts), whose fields the trace id joins.
  */
 function addRequestTracing(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, _reply, done) => {

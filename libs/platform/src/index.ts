@@ -24,3 +24,4 @@ export * from './logging/app-logger.js';
 export * from './logging/log-context.js';
 export { REQUEST_ID_HEADER } from './http/request-log.js';
 export * from './tracing/tracing.js';
+export * from './tracing/messaging.spans.js';

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import pg from 'pg';
 import { AmqpClient, EXCHANGES, TRACEPARENT_HEADER } from '#messaging';
 import { sessionConnection, TRANSACTION_API_DATABASE } from '#persistence';
+import { endPublishSpan, startPublishSpan, traceparentOf } from '#platform';
 import { TransactionApiConfig } from '../config/transaction-api.config.js';
 import { OUTBOX_CHANNEL, OutboxRow, OutboxStore } from './outbox.store.js';
 import { withPosition } from './platform-event.js';
@@ -127,16 +128,7 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     const rows = await store.pending(this.config.outbox.batchSize);
     if (rows.length === 0) return 'idle';
     for (const wave of waves(rows)) {
-      const results = await Promise.allSettled(
-        wave.map((row) =>
-          this.amqp.publish(EXCHANGES.events, row.type, Buffer.from(withPosition(row.payload, row.seq), 'utf8'), {
-            messageId: row.id,
-            type: row.type,
-            // The trace of the request that wrote the event goes on in the fan-out.
-            ...(row.traceparent === null ? {} : { headers: { [TRACEPARENT_HEADER]: row.traceparent } }),
-          }),
-        ),
-      );
+      const results = await Promise.allSettled(wave.map((row) => this.publish(row)));
       const confirmed = wave.filter((_, index) => results[index].status === 'fulfilled').map((row) => row.seq);
       if (confirmed.length > 0) await store.markSent(confirmed);
       if (confirmed.length < wave.length) {
@@ -153,6 +145,33 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
     if (this.failing) this.logger.log('publishing events works again');
     this.failing = false;
     return rows.length >= this.config.outbox.batchSize ? 'more' : 'idle';
+  }
+
+  /**
+   * Publishes one event. With tracing on, an event written in a trace is published in a PRODUCER span, the child of
+   * the request that wrote it, which the fan-out's CONSUMER span continues (the span's `traceparent` is the message's
+   * header); it ends with the broker's confirm. With tracing off the stored `traceparent`, if any, goes on as it is.
+   */
+  private publish(row: OutboxRow): Promise<void> {
+    const span =
+      row.traceparent === null
+        ? undefined
+        : startPublishSpan(
+            { exchange: EXCHANGES.events, routingKey: row.type, messageId: row.id },
+            { [TRACEPARENT_HEADER]: row.traceparent },
+          );
+    const traceparent = span ? traceparentOf(span) : row.traceparent;
+    const publishing = this.amqp.publish(
+      EXCHANGES.events,
+      row.type,
+      Buffer.from(withPosition(row.payload, row.seq), 'utf8'),
+      {
+        messageId: row.id,
+        type: row.type,
+        ...(traceparent === null ? {} : { headers: { [TRACEPARENT_HEADER]: traceparent } }),
+      },
+    );
+    return span ? endPublishSpan(span, publishing) : publishing;
   }
 
   private async cleanup(store: OutboxStore): Promise<void> {

@@ -2,12 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
 import { buildWebhookHeaders } from '#domain';
 import type { Span } from '@opentelemetry/api';
-import { activeTraceparent, failSpan, startSpan, tracingEnabled, type LogFields } from '#platform';
+import { activeTraceparent, failSpan, tracingEnabled, type LogFields } from '#platform';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
 import { logRequestOf } from './delivery-log.writer.js';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import type { SigningWebhook } from '../webhook/webhook.cache.js';
+import { recordAttemptOutcome, startAttemptSpan } from './delivery-attempt.span.js';
 import { nextStep, outcomeOf, retryAfterMs } from './delivery.decision.js';
 import { DeliveryLogWriter } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
@@ -42,8 +43,8 @@ export class DeliveryAttempt {
 
   /**
    * Resolves once the attempt is logged. `release` frees the webhook's slot and `sent` is called once the POST has
-   * its outcome (before the log write), whatever it is. With tracing on the attempt is a span, the child of the
-   * active trace (the fan-out's); it is not made active, so repeats carry on the fan-out's trace context.
+   * its outcome (before the log write), whatever it is. With tracing on the attempt is a CLIENT span, the child of
+   * the active trace (the event's CONSUMER span); it is not made active, so repeats carry on that trace context.
    */
   async make(
     message: DeliveryMessage,
@@ -55,16 +56,17 @@ export class DeliveryAttempt {
     sent: () => void,
   ): Promise<'attempted'> {
     if (!tracingEnabled()) return this.attempt(message, attempt, snapshot, webhook, lane, release, sent);
-    const span = startSpan('delivery attempt', {
-      'webhook.id': webhook.id,
-      'delivery.id': message.deliveryId,
-      'delivery.attempt': attempt,
+    const span = startAttemptSpan({
+      url: webhook.url,
+      webhookId: webhook.id,
+      deliveryId: message.deliveryId,
+      attempt,
     });
     if (!span) return this.attempt(message, attempt, snapshot, webhook, lane, release, sent);
     try {
       return await this.attempt(message, attempt, snapshot, webhook, lane, release, sent, span);
     } catch (error) {
-      failSpan(span, error);
+      failSpan(span, error, error instanceof Error ? error.name : '_OTHER');
       throw error;
     } finally {
       span.end();
@@ -105,10 +107,7 @@ export class DeliveryAttempt {
     }
 
     const outcome = outcomeOf(result.status);
-    if (span) {
-      span.setAttribute('http.response.status_code', result.status);
-      if (outcome !== 'success') failSpan(span, result.error ?? `HTTP ${result.status}`);
-    }
+    if (span) recordAttemptOutcome(span, result, outcome === 'success');
     this.metrics.deliveries.inc({ outcome });
     this.metrics.latency.observe(result.durationMs / 1000);
     if (attempt === 1 && snapshot.occurredAt) {

@@ -68,6 +68,7 @@ describe('HttpSender (real loopback receivers)', () => {
       '{"é":1}',
     );
     expect(result).toMatchObject({ status: 202, error: null, responseExcerpt: 'thanks ✓' });
+    expect(result.errorType).toBeUndefined();
     expect(received).toEqual([
       expect.objectContaining({
         method: 'POST',
@@ -102,7 +103,7 @@ describe('HttpSender (real loopback receivers)', () => {
   it('no response headers within the timeout: status 0, a timeout error, after the timeout', async () => {
     handle = () => undefined; // never answers
     const result = await http.send(`${base}/silent`, {}, 'x');
-    expect(result).toMatchObject({ status: 0, responseExcerpt: null });
+    expect(result).toMatchObject({ status: 0, responseExcerpt: null, errorType: 'timeout' });
     expect(result.error).toBe(`Timeout: no complete response within ${TIMEOUT_MS} ms`);
     expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
     expect(result.durationMs).toBeLessThan(TIMEOUT_MS + 300);
@@ -128,6 +129,7 @@ describe('HttpSender (real loopback receivers)', () => {
     expect(result).toMatchObject({
       status: 0,
       error: 'Connection refused: nothing accepts connections at this address and port',
+      errorType: 'ECONNREFUSED',
     });
   });
 

@@ -19,6 +19,8 @@ export interface SendResult {
   responseExcerpt: string | null;
   /** The answer's `Retry-After` header as sent (seconds or an HTTP-date), if any. */
   retryAfter?: string;
+  /** With no complete response, a low-cardinality class of why (tracing's `error.type`): `timeout`, or the code. */
+  errorType?: string;
 }
 
 const EXCERPT_CHARS = 1_000;
@@ -113,6 +115,7 @@ export class HttpSender implements OnApplicationShutdown {
           error: error === null ? null : this.describe(error),
           responseExcerpt,
           ...(retryAfter === undefined ? {} : { retryAfter }),
+          ...(error === null ? {} : { errorType: errorTypeOf(error) }),
         });
       };
       try {
@@ -156,15 +159,9 @@ export class HttpSender implements OnApplicationShutdown {
   }
 
   private describe(error: unknown): string {
-    const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+    const e = error as SendError;
     const code = e.code ?? e.cause?.code;
-    if (
-      e.name === 'TimeoutError' ||
-      e.name === 'AbortError' ||
-      code === 'UND_ERR_HEADERS_TIMEOUT' ||
-      code === 'UND_ERR_BODY_TIMEOUT' ||
-      code === 'UND_ERR_CONNECT_TIMEOUT'
-    ) {
+    if (isTimeout(e)) {
       return `Timeout: no complete response within ${this.timeoutMs} ms`;
     }
     switch (code) {
@@ -211,6 +208,27 @@ const CERTIFICATE_PROBLEMS: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its chain is incomplete (an intermediate certificate is missing) or untrusted',
   ERR_TLS_CERT_ALTNAME_INVALID: 'it is not issued for this host name',
 };
+
+type SendError = { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+
+/** The whole exchange, or one of its steps, ran out of time. */
+function isTimeout(e: SendError): boolean {
+  const code = e.code ?? e.cause?.code;
+  return (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
+}
+
+/** `timeout`, else the error's code (`ECONNREFUSED`, `EBLOCKED`, a certificate's), else its name: never its text. */
+function errorTypeOf(error: unknown): string {
+  const e = (error ?? {}) as SendError;
+  if (isTimeout(e)) return 'timeout';
+  return e.code ?? e.cause?.code ?? e.name ?? '_OTHER';
+}
 
 interface Target {
   origin: string;

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AmqpClient, platformEvents, QUEUES, readEventSubject, ROUTING_KEYS } from '#messaging';
-import { inSpan } from '#platform';
+import { inProcessSpan } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { FanOutService } from './fan-out.service.js';
 
@@ -32,12 +32,17 @@ export class FanOutConsumer implements OnApplicationBootstrap {
         // not found out at every attempt.
         const subject = event.ok ? readEventSubject(event.value) : event;
         if (event.ok && subject.ok) {
-          // With tracing on, a span in the trace of the request that wrote the event; its deliveries carry it on.
+          // With tracing on, the event's CONSUMER span, the child of the relay's publish; its deliveries carry it on
+          // (each attempt's span is its child).
           const { id, type } = event.value;
-          await inSpan('fan-out', message.properties.headers, { 'event.id': id, 'event.type': type }, async (span) => {
-            const deliveries = await this.fanOut.fanOut(event.value, subject.value);
-            span?.setAttribute('deliveries', deliveries);
-          });
+          await inProcessSpan(
+            message,
+            () => ({ 'event.id': id, 'event.type': type }),
+            async (span) => {
+              const deliveries = await this.fanOut.fanOut(event.value, subject.value);
+              span?.setAttribute('deliveries', deliveries);
+            },
+          );
         } else if (!subject.ok) await this.amqp.park(message, ROUTING_KEYS.parkedEvents, subject.reason);
         return 'ack';
       },

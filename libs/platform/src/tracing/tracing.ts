@@ -2,6 +2,7 @@ import {
   context,
   propagation,
   trace,
+  SpanKind,
   SpanStatusCode,
   type Attributes,
   type Context,
@@ -14,7 +15,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { TRACEPARENT_HEADER } from '#messaging';
 import { withLogFields } from '../logging/log-context.js';
 
@@ -116,11 +117,16 @@ export function continueTrace<T>(headers: Record<string, unknown> | undefined, w
 }
 
 /**
- * Starts span `name`, that the caller ends: the child of the `traceparent` in `headers` when given and valid, else of
- * the active span, else the root of a new trace. Undefined with tracing off.
+ * Starts span `name` of `kind` (INTERNAL unless said), that the caller ends: the child of the `traceparent` in
+ * `headers` when given and valid, else of the active span, else the root of a new trace. Undefined with tracing off.
  */
-export function startSpan(name: string, attributes: Attributes, headers?: Record<string, unknown>): Span | undefined {
-  return tracer?.startSpan(name, { attributes }, contextFrom(headers));
+export function startSpan(
+  name: string,
+  attributes: Attributes,
+  headers?: Record<string, unknown>,
+  kind: SpanKind = SpanKind.INTERNAL,
+): Span | undefined {
+  return tracer?.startSpan(name, { kind, attributes }, contextFrom(headers));
 }
 
 /** Runs `work` with `span` active (what it starts or passes on descends from it). */
@@ -133,16 +139,30 @@ export function runInSpan<T>(span: Span, work: () => T): T {
   return activateSpan(span, () => withLogFields({ traceId: span.spanContext().traceId }, work));
 }
 
-/** Marks a span failed with the error's message (never a value the error carries). */
-export function failSpan(span: Span, error: unknown): void {
+/**
+ * Marks a span failed with the error's message (never a value the error carries) and, when given, its `error.type`
+ * (a low-cardinality class: a status code, an error code, `timeout`).
+ */
+export function failSpan(span: Span, error: unknown, errorType?: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  if (errorType !== undefined) span.setAttribute(ATTR_ERROR_TYPE, errorType);
 }
 
 /** The `traceparent` of the active span, to pass on with a message or a stored event; null with tracing off. */
 export function activeTraceparent(): string | null {
   if (!tracer) return null;
+  return traceparentIn(context.active());
+}
+
+/** The `traceparent` naming `span` as the parent (a published message's header); null with tracing off. */
+export function traceparentOf(span: Span): string | null {
+  if (!tracer) return null;
+  return traceparentIn(trace.setSpan(context.active(), span));
+}
+
+function traceparentIn(carrying: Context): string | null {
   const carrier: Record<string, string> = {};
-  propagator.inject(context.active(), carrier, {
+  propagator.inject(carrying, carrier, {
     set: (target, key, value) => (target[key] = value),
   });
   return carrier[TRACEPARENT_HEADER] ?? null;

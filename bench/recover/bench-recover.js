@@ -209,7 +209,11 @@ try {
 
   // ---- 2. run ----------------------------------------------------------------------------------------------------
   const neighbour = await platform('/internal/merchants', { name: 'Neighbour' });
-  await createWebhook(neighbour.id, `http://127.0.0.1:${neighbourPort}/neighbour`, '{transaction}');
+  const neighbourHook = await createWebhook(
+    neighbour.id,
+    `http://127.0.0.1:${neighbourPort}/neighbour`,
+    '{transaction}',
+  );
   await sleep(1_000); // the dispatchers' caches see it (no change message: it was created before any event)
   /** Neighbour payments: uuid → the API's answer (epoch ms). */
   const answered = new Map();
@@ -341,6 +345,32 @@ try {
   results.neighbour = {
     before: { count: before.length, p50: round(percentile(before, 50), 1), p99: round(percentile(before, 99), 1) },
     during: { count: during.length, p50: round(percentile(during, 50), 1), p99: round(percentile(during, 99), 1) },
+  };
+  // Where the neighbour's time went during the recover: API → relay's confirmed publish (outbox), → the attempt's
+  // start (broker, fan-out, delivery queue, gate), → arrival (the POST).
+  const { rows: stages } = await db.query(
+    `SELECT o.subject_id AS uuid, extract(epoch FROM o.created_at) * 1000 AS made,
+            extract(epoch FROM o.sent_at) * 1000 AS sent, extract(epoch FROM min(l.created_at)) * 1000 AS attempted
+       FROM payments.outbox_event o
+       JOIN delivery.webhook_log l ON l.event_id = o.id AND NOT l.manual AND l.created_at >= to_timestamp($2 / 1000.0)
+      WHERE o.created_at >= to_timestamp($2 / 1000.0) AND o.created_at < to_timestamp($3 / 1000.0)
+        AND l.webhook_id = $1
+      GROUP BY 1, 2, 3`,
+    [neighbourHook, recoverStarted, recoverEnded],
+  );
+  const arrivedAt = new Map(arrivals.filter((a) => a[2] === '/neighbour').map((a) => [a[0], a[1]]));
+  const stage = (pick) => {
+    const values = stages
+      .map(pick)
+      .filter((v) => Number.isFinite(v))
+      .sort((a, b) => a - b);
+    return { p50: round(percentile(values, 50), 1), p99: round(percentile(values, 99), 1) };
+  };
+  results.neighbour.stagesDuring = {
+    count: stages.length,
+    relay: stage((r) => Number(r.sent) - Number(r.made)),
+    toAttempt: stage((r) => Number(r.attempted) - Number(r.sent)),
+    attemptToArrival: stage((r) => (arrivedAt.get(r.uuid) ?? NaN) - Number(r.attempted)),
   };
   results.timeline = timeline;
   console.log(

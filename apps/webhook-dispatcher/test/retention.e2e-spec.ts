@@ -40,6 +40,7 @@ const dayName = (time: number) => new Date(time).toISOString().slice(0, 10).repl
 const names = (offset: number) => [
   `webhook_delivery_p${dayName(dayStart(offset))}`,
   `webhook_log_p${dayName(dayStart(offset))}`,
+  `webhook_delivery_outcome_p${dayName(dayStart(offset))}`,
 ];
 
 /** Every day partition, by name. */
@@ -142,7 +143,7 @@ describe('webhook-dispatcher: day partitions and retention (e2e over PostgreSQL,
     await closeDb();
   });
 
-  it("runs at start-up: today's partitions and the next week's are there, in both tables", async () => {
+  it("runs at start-up: today's partitions and the next week's are there, in each table", async () => {
     expect((await metric(dispatcher, 'runs', 'ok')) + (await metric(dispatcher, 'runs', 'skipped'))).toBe(1);
     const existing = await partitions();
     for (let offset = 0; offset <= 7; offset += 1) expect(existing).toEqual(expect.arrayContaining(names(offset)));
@@ -155,7 +156,7 @@ describe('webhook-dispatcher: day partitions and retention (e2e over PostgreSQL,
     try {
       const first = await maintain(dispatcher, later);
       expect(first.created.sort()).toEqual([...created].sort());
-      expect(await metric(dispatcher, 'created')).toBe(counted + 16);
+      expect(await metric(dispatcher, 'created')).toBe(counted + 24);
       expect((await maintain(dispatcher, later)).created).toEqual([]);
       expect(await partitions()).toEqual(expect.arrayContaining(created));
     } finally {
@@ -201,19 +202,20 @@ describe('webhook-dispatcher: day partitions and retention (e2e over PostgreSQL,
       log.mockClear();
 
       const report = await maintain(shortLived);
-      expect(report.detached.sort()).toEqual(names(-4));
-      expect(report.dropped.sort()).toEqual(names(-4));
-      expect(await metric(shortLived, 'dropped')).toBe(dropped + 2);
+      expect(report.detached.sort()).toEqual(names(-4).sort());
+      expect(report.dropped.sort()).toEqual(names(-4).sort());
+      expect(await metric(shortLived, 'dropped')).toBe(dropped + 3);
       expect(log).toHaveBeenCalledWith(
         expect.objectContaining({
           msg: expect.stringMatching(
-            /^partitions: created 0, dropped 2 \(days ended before \S+\) in [\d.]+ \+ [\d.]+ \+ [\d.]+ ms$/,
+            /^partitions: created 0, dropped 3 \(days ended before \S+\) in [\d.]+ \+ [\d.]+ \+ [\d.]+ ms$/,
           ),
         }),
       );
       const existing = await partitions();
       expect(existing).not.toEqual(expect.arrayContaining([names(-4)[0]]));
       expect(existing).not.toEqual(expect.arrayContaining([names(-4)[1]]));
+      expect(existing).not.toEqual(expect.arrayContaining([names(-4)[2]]));
       for (let offset = -2; offset <= 7; offset += 1) expect(existing).toEqual(expect.arrayContaining(names(offset)));
 
       const deliveries = await db().query('SELECT id FROM webhook_delivery WHERE webhook_id = $1 ORDER BY id', [
@@ -308,7 +310,7 @@ describe('webhook-dispatcher: day partitions and retention (e2e over PostgreSQL,
       Date.now() / 1000 - 600,
     );
     expect(text).toMatch(/^webhook_log_retention_seconds 2592000$/m);
-    for (const table of ['webhook_delivery', 'webhook_log']) {
+    for (const table of ['webhook_delivery', 'webhook_log', 'webhook_delivery_outcome']) {
       // Until the end of the 7th day after today: between 7 and 8 days.
       const ahead = value(new RegExp(`^webhook_partitions_ahead_seconds\\{table="${table}"\\} (\\S+)$`, 'm'));
       expect(ahead).toBeGreaterThan(7 * 86_400);

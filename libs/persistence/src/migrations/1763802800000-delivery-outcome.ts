@@ -45,6 +45,27 @@ const createDayPartitions = (parents: string[]) => `
       END LOOP;
     END $$`;
 
+/** Drops one detached day partition of the tables matched by `pattern` (a detached one is dropped in the same run). */
+const dropDetachedPartition = (pattern: string) => `
+  CREATE OR REPLACE FUNCTION delivery.drop_detached_partition()
+    RETURNS text LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp SET lock_timeout = '5s' AS $$
+    DECLARE
+      detached text;
+    BEGIN
+      SELECT c.relname INTO detached FROM pg_class c
+       WHERE c.relnamespace = 'delivery'::regnamespace AND c.relkind = 'r' AND NOT c.relispartition
+         AND c.relname ~ '${pattern}'
+       ORDER BY c.relname LIMIT 1;
+      IF detached IS NULL THEN
+        RETURN NULL;
+      END IF;
+      EXECUTE format('DROP TABLE delivery.%I', detached);
+      RETURN detached;
+    END $$`;
+const DETACHED_BEFORE = '^webhook_(delivery|log)_p[0-9]{8}$';
+const DETACHED_AFTER = '^webhook_(delivery|log|delivery_outcome)_p[0-9]{8}$';
+
 /**
  * A delivery's outcome, in a narrow table of its own (issue #31, a recover's cost to other webhooks):
  * `webhook_delivery_outcome` holds, per delivery whose latest log entry is not its first attempt delivered,
@@ -83,6 +104,7 @@ export class DeliveryOutcome1763802800000 implements MigrationInterface {
     );
     await queryRunner.query(dayPartitions(AFTER));
     await queryRunner.query(createDayPartitions(AFTER));
+    await queryRunner.query(dropDetachedPartition(DETACHED_AFTER));
     // The same days as the deliveries' partitions.
     await queryRunner.query(`
       DO $$
@@ -154,6 +176,7 @@ export class DeliveryOutcome1763802800000 implements MigrationInterface {
       CREATE VIEW delivery.webhook_delivery_for_webhook_config AS
         SELECT id, webhook_id, created_at, recoverable FROM delivery.webhook_delivery`);
     await queryRunner.query(`GRANT SELECT ON delivery.webhook_delivery_for_webhook_config TO ${CONFIG}`);
+    await queryRunner.query(dropDetachedPartition(DETACHED_BEFORE));
     await queryRunner.query(createDayPartitions(BEFORE));
     await queryRunner.query(dayPartitions(BEFORE));
     await queryRunner.query(`DROP TABLE delivery.webhook_delivery_outcome`);

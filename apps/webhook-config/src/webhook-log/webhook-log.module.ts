@@ -5,7 +5,6 @@ import { WebhookModule } from '../webhook/webhook.module.js';
 import { WebhookLogController } from './webhook-log.controller.js';
 import { WebhookLogRepository } from './webhook-log.repository.js';
 import { WebhookLogService } from './webhook-log.service.js';
-import './webhook-log.problems.js';
 import { WebhookLogEntity } from './webhook-log.entity.js';
 
 @Module({

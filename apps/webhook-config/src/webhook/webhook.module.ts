@@ -18,7 +18,6 @@ import { WebhookSenderAddressesController } from './webhook-sender-addresses.con
 import { WebhookService } from './webhook.service.js';
 import { WebhookSettingsValidator } from './webhook-settings.validator.js';
 import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-url.policy.js';
-import './webhook.problems.js';
 import { WebhookHealthEntity } from './webhook-health.entity.js';
 import { WebhookSecretEntity } from './webhook-secret.entity.js';
 import { WebhookEntity } from './webhook.entity.js';

@@ -3,6 +3,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import { typeImportCycleRule } from './scripts/lint/type-import-cycle.rule.js';
 
 // Resolves imports the way TypeScript does in development: `#domain`, `#platform`, … through package.json
 // `imports` (condition `development`, the sources), and `./x.js` to the `./x.ts` beside it.
@@ -13,15 +14,22 @@ export const importResolver = createNodeResolver({
 });
 
 // No import cycle anywhere, through the path aliases too: a cycle makes a module's exports undefined
-// while the other one loads, and hides which of the two is the base.
+// while the other one loads, and hides which of the two is the base. import-x/no-cycle finds those of value
+// imports; local/no-type-import-cycle those that go through a type-only import, which import-x leaves out.
 export const importCycleRules = {
-  plugins: { 'import-x': importX },
+  plugins: {
+    'import-x': importX,
+    local: { rules: { 'no-type-import-cycle': typeImportCycleRule(importResolver) } },
+  },
   settings: {
     'import-x/extensions': ['.ts', '.js', '.mjs', '.cjs'],
     'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
     'import-x/resolver-next': [importResolver],
   },
-  rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  rules: {
+    'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    'local/no-type-import-cycle': 'error',
+  },
 };
 
 export default tseslint.config(

@@ -4,7 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The lint's import-cycle check (eslint.config.js, `import-x/no-cycle`), run as `npx eslint` runs it.
+// The lint's import-cycle checks (eslint.config.js: `import-x/no-cycle`, `local/no-type-import-cycle`), run as
+// `npx eslint` runs them.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ALIASES = ['domain', 'platform', 'messaging', 'persistence', 'testing'];
 
@@ -37,6 +38,24 @@ describe('the import-cycle lint', () => {
     await writeFile(join(dir, 'a.ts'), "import { b } from '#fixture-b';\n\nexport const a = (): number => b() + 1;\n");
     await writeFile(join(dir, 'b.ts'), "import { a } from './a.js';\n\nexport const b = (): number => a() - 1;\n");
     await writeFile(join(dir, 'c.ts'), "import { a } from './a.js';\n\nexport const c = (): number => a();\n");
+    // A view and the document class that implements it, importing each other's types only (as session.doc.ts and
+    // session.controller.ts did), and a value import whose way back is a type-only one (messages.ts, amqp.client.ts).
+    await writeFile(
+      join(dir, 'view.ts'),
+      "import type { Doc } from './doc.js';\n\nexport type View = Pick<Doc, 'x'>;\n",
+    );
+    await writeFile(
+      join(dir, 'doc.ts'),
+      "import { type View } from './view.js';\n\nexport class Doc implements View {\n  x = 1;\n}\n",
+    );
+    await writeFile(
+      join(dir, 'client.ts'),
+      "import { HEADER } from './contract.js';\n\nexport class Client {\n  header = HEADER;\n}\n",
+    );
+    await writeFile(
+      join(dir, 'contract.ts'),
+      "import type { Client } from './client.js';\n\nexport const HEADER = 'x';\nexport const use = (client: Client) => client.header;\n",
+    );
   });
 
   afterAll(async () => {
@@ -46,6 +65,20 @@ describe('the import-cycle lint', () => {
   it('fails on two files that import each other, one of them through an alias', () => {
     const run = eslint(join(dir, 'a.ts'), join(dir, 'b.ts'));
     expect(run.problems).toEqual({ 'a.ts': ['import-x/no-cycle at 1'], 'b.ts': ['import-x/no-cycle at 1'] });
+    expect(run.code).toBe(1);
+  });
+
+  it('fails on a cycle of type-only imports, at each of them', () => {
+    const run = eslint(join(dir, 'view.ts'), join(dir, 'doc.ts'));
+    expect(run.problems).toEqual({
+      'view.ts': ['local/no-type-import-cycle at 1'],
+      'doc.ts': ['local/no-type-import-cycle at 1'],
+    });
+  });
+
+  it('fails on a value import whose way back is a type-only import, at the type-only one', () => {
+    const run = eslint(join(dir, 'client.ts'), join(dir, 'contract.ts'));
+    expect(run.problems).toEqual({ 'client.ts': [], 'contract.ts': ['local/no-type-import-cycle at 1'] });
     expect(run.code).toBe(1);
   });
 

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
+import { TRANSACTION_API_PROBLEMS } from './app.problems.js';
 import { webhooksDoc } from './common/webhooks.doc.js';
 import type { TransactionApiConfig } from './config/transaction-api.config.js';
 
@@ -48,6 +49,7 @@ signature headers.
 export async function createTransactionApiApp(config: TransactionApiConfig): Promise<NestFastifyApplication> {
   const app = await createHttpApp(AppModule.forRoot(config), {
     name: 'transaction-api',
+    problems: TRANSACTION_API_PROBLEMS,
     logLevel: config.base.logLevel,
     logFormat: config.base.logFormat,
     bodyLimit: BODY_LIMIT_BYTES,

@@ -1,11 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import {
-  WEBHOOK_CONFIG_DATABASE,
-  WebhookEntity,
-  WebhookHealthEntity,
-  WebhookLogEntity,
-  WebhookSecretEntity,
-} from '#persistence';
+import { WEBHOOK_CONFIG_DATABASE } from '#persistence';
 import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
 import { AuthModule } from './auth/auth.module.js';
 import { BackendUserEntity } from './auth/backend-user.entity.js';
@@ -19,8 +13,12 @@ import { DeliveryRef } from './webhook-delivery/delivery-ref.entity.js';
 import { WebhookDeliveryModule } from './webhook-delivery/webhook-delivery.module.js';
 import { RecoverRef } from './webhook-recover/recover-ref.entity.js';
 import { WebhookRecoverModule } from './webhook-recover/webhook-recover.module.js';
+import { WebhookLogEntity } from './webhook-log/webhook-log.entity.js';
 import { WebhookLogModule } from './webhook-log/webhook-log.module.js';
 import { NoticeModule } from './notice/notice.module.js';
+import { WebhookHealthEntity } from './webhook/webhook-health.entity.js';
+import { WebhookSecretEntity } from './webhook/webhook-secret.entity.js';
+import { WebhookEntity } from './webhook/webhook.entity.js';
 import { WebhookModule } from './webhook/webhook.module.js';
 
 @Module({})

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
+import { WEBHOOK_CONFIG_PROBLEMS } from './app.problems.js';
 import type { WebhookConfigConfig } from './config/webhook-config.config.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { SESSION_POLICY } from './session/session.policy.js';
@@ -29,6 +30,7 @@ const CSRF = "The session's CSRF token (from `POST /api/session` or `GET /api/se
 export async function createWebhookConfigApp(config: WebhookConfigConfig): Promise<NestFastifyApplication> {
   const app = await createHttpApp(AppModule.forRoot(config), {
     name: 'webhook-config',
+    problems: WEBHOOK_CONFIG_PROBLEMS,
     logLevel: config.base.logLevel,
     logFormat: config.base.logFormat,
     trustProxy: config.trustProxy,

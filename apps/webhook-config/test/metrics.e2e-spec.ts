@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { AmqpClient, publishWebhookHealthReport } from '#messaging';
-import { WEBHOOK_DISABLED_REASONS, dataSourceOptions } from '#persistence';
+import { dataSourceOptions } from '#persistence';
 import { appTestEnv, metricsSuite, testEnv, waitFor } from '#testing';
 import { DataSource } from 'typeorm';
 import { loadWebhookConfigConfig } from '../src/config/webhook-config.config.js';
 import { createWebhookConfigApp } from '../src/webhook-config.app.js';
 import { createUser, PUBLIC_URL, seedMerchant, signIn, type Client } from './support/harness.js';
+import { WEBHOOK_DISABLED_REASONS } from '../src/webhook/webhook.entity.js';
 
 metricsSuite('webhook-config', () => createWebhookConfigApp(loadWebhookConfigConfig(appTestEnv())), {
   traffic: async (baseUrl) => {

@@ -7,6 +7,8 @@ import type { WebhookDispatcherConfig } from './config/webhook-dispatcher.config
 export function createWebhookDispatcherApp(config: WebhookDispatcherConfig): Promise<NestFastifyApplication> {
   return createHttpApp(AppModule.forRoot(config), {
     name: 'webhook-dispatcher',
+    // No feature of the dispatcher throws a DomainException: its HTTP is health and metrics only.
+    problems: [],
     logLevel: config.base.logLevel,
     logFormat: config.base.logFormat,
     otlpEndpoint: config.base.otlpEndpoint,

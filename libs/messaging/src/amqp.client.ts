@@ -4,8 +4,13 @@ import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-conn
 import { amqpNodeLabel, nodeAnswers, rotateRandomly } from './amqp-urls.js';
 import { ChannelSettler } from './channel-settler.js';
 import { amqplibSocket, batchWritesPerTurn } from './socket-batching.js';
-import { PARKED_REASON_HEADER } from './messages.js';
-import { declareTopology, EXCHANGES, isGroupSizeMismatch, type TopologyOptions } from './topology.js';
+import {
+  declareTopology,
+  EXCHANGES,
+  isGroupSizeMismatch,
+  PARKED_REASON_HEADER,
+  type TopologyOptions,
+} from './topology.js';
 
 /** What a consumer's handler decides for one message. */
 export type ConsumeOutcome = 'ack' | 'requeue' | 'reject';

@@ -225,9 +225,6 @@ export const GUARD_HEADER = 'x-guard';
  */
 export const TRACEPARENT_HEADER = 'traceparent';
 
-/** Header a parked message carries: why it was parked. */
-export const PARKED_REASON_HEADER = 'x-parked-reason';
-
 /**
  * Asks a dispatcher to make attempt `x-attempt` of one delivery (a webhook_delivery row), on `webhooks.deliveries`
  * and through the slow lane, retry, guard and parked queues (owner: the dispatcher — its fan-out, and its commands for

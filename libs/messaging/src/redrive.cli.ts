@@ -1,7 +1,7 @@
 import amqplib, { type GetMessage, type MessagePropertyHeaders } from 'amqplib';
 import { amqpNodeLabel, splitAmqpUrls } from './amqp-urls.js';
-import { ATTEMPT_HEADER, GUARD_HEADER, PARKED_REASON_HEADER } from './messages.js';
-import { DEFAULT_AMQP_URL, EXCHANGES, QUEUES, ROUTING_KEYS } from './topology.js';
+import { ATTEMPT_HEADER, GUARD_HEADER } from './messages.js';
+import { DEFAULT_AMQP_URL, EXCHANGES, PARKED_REASON_HEADER, QUEUES, ROUTING_KEYS } from './topology.js';
 
 /**
  * Where each parked queue's messages go back to. Events and commands go straight to the dispatcher's queue (the

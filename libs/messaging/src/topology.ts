@@ -95,6 +95,9 @@ export function slowLaneShard(webhookId: string): number {
   return (hash >>> 0) % SLOW_LANE_SHARDS;
 }
 
+/** Header a parked message carries: why it was parked. */
+export const PARKED_REASON_HEADER = 'x-parked-reason';
+
 /** A message redelivered this many times (handler crashed or process died each time) is parked. */
 export const POISON_DELIVERY_LIMIT = 20;
 

@@ -2,7 +2,4 @@ export * from './data-source.options.js';
 export * from './database.js';
 export * from './pg-errors.js';
 export { MIGRATIONS } from './migrations/index.js';
-export * from './entities/webhook.entity.js';
-export * from './entities/webhook-secret.entity.js';
-export * from './entities/webhook-log.entity.js';
-export * from './entities/webhook-health.entity.js';
+export * from './webhook-log.shapes.js';

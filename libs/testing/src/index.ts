@@ -12,3 +12,4 @@ export * from './postgres-replica.js';
 export * from './ids.js';
 export * from './ports.js';
 export * from './openapi-fuzz.js';
+export * from './source-classes.js';

@@ -7,7 +7,6 @@ import { ReferenceChecker } from './reference.checker.js';
 import { MerchantController } from './merchant.controller.js';
 import { MerchantRepository } from './merchant.repository.js';
 import { MerchantService } from './merchant.service.js';
-import './merchant.problems.js';
 
 /** Merchants, integrations and API keys; exports what the other features need to authenticate and check ids. */
 @Module({

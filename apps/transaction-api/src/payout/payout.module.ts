@@ -4,7 +4,6 @@ import { OutboxModule } from '../outbox/outbox.module.js';
 import { PayoutController } from './payout.controller.js';
 import { PayoutRepository } from './payout.repository.js';
 import { PayoutService } from './payout.service.js';
-import './payout.problems.js';
 
 @Module({
   imports: [MerchantModule, OutboxModule],

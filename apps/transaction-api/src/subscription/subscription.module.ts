@@ -4,7 +4,6 @@ import { OutboxModule } from '../outbox/outbox.module.js';
 import { SubscriptionController } from './subscription.controller.js';
 import { SubscriptionRepository } from './subscription.repository.js';
 import { SubscriptionService } from './subscription.service.js';
-import './subscription.problems.js';
 
 @Module({
   imports: [MerchantModule, OutboxModule],

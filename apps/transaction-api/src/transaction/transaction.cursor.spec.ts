@@ -1,15 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { problemOfDomainException } from '#platform';
+import { ProblemTables } from '#platform';
 import { decodeCursor, encodeCursor, TRANSACTION_ORDERS } from './transaction.cursor.js';
 import { TransactionException } from './transaction.exception.js';
-import './transaction.problems.js';
+import { TRANSACTION_PROBLEMS } from './transaction.problems.js';
+
+const problems = new ProblemTables([TRANSACTION_PROBLEMS]);
 
 const problemOf = (fn: () => unknown) => {
   try {
     fn();
   } catch (error) {
-    if (error instanceof TransactionException) return problemOfDomainException(error);
+    if (error instanceof TransactionException) return problems.problemOf(error);
     throw error;
   }
   return undefined;

@@ -7,7 +7,6 @@ import { TransactionPlatformController } from './transaction-platform.controller
 import { TransactionReader } from './transaction.reader.js';
 import { TransactionRepository } from './transaction.repository.js';
 import { TransactionService } from './transaction.service.js';
-import './transaction.problems.js';
 
 @Module({
   imports: [MerchantModule, OutboxModule],

@@ -1,7 +1,8 @@
-import { registerProblems, VALIDATION_PROBLEM } from '#platform';
+import { problemTable, VALIDATION_PROBLEM } from '#platform';
 import { TransactionException, TransactionExceptionCode } from './transaction.exception.js';
 
-registerProblems(TransactionException, {
+/** How TransactionException's codes are answered (given to createHttpApp through the app's problem list). */
+export const TRANSACTION_PROBLEMS = problemTable(TransactionException, {
   [TransactionExceptionCode.NOT_FOUND]: { status: 404 },
   [TransactionExceptionCode.IDEMPOTENCY_CONFLICT]: { status: 409 },
   [TransactionExceptionCode.CREATED_AT_IN_FUTURE]: VALIDATION_PROBLEM,

@@ -4,7 +4,6 @@ import { BackendUserController } from './backend-user.controller.js';
 import { BackendUserEntity } from './backend-user.entity.js';
 import { BackendUserRepository } from './backend-user.repository.js';
 import { BackendUserService } from './backend-user.service.js';
-import './backend-user.problems.js';
 import { MerchantRef } from './merchant-ref.entity.js';
 import { PasswordHasher } from './password.hasher.js';
 import { PlatformTokenGuard } from '#platform';

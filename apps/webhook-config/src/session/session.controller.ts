@@ -10,11 +10,7 @@ import { SessionDoc } from './session.doc.js';
 import { SessionGuard } from './session.guard.js';
 import { ApiSession } from './session.openapi.js';
 import { SessionService } from './session.service.js';
-
-export interface SessionView {
-  email: string;
-  csrfToken: string;
-}
+import type { SessionView } from './session.view.js';
 
 /** Merchant backend sign-in and sign-out: a session cookie and the CSRF token every mutating request carries. */
 @ApiTags('session')

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { SessionView } from './session.controller.js';
+import type { SessionView } from './session.view.js';
 
 /** OpenAPI: the signed-in user and the session's CSRF token. */
 export class SessionDoc implements SessionView {

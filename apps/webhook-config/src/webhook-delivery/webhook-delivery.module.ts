@@ -8,7 +8,6 @@ import { DeliveryRef } from './delivery-ref.entity.js';
 import { DeliveryRefRepository } from './delivery-ref.repository.js';
 import { WebhookDeliveryController } from './webhook-delivery.controller.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
-import './webhook-delivery.problems.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([DeliveryRef]), SessionModule, WebhookModule, WebhookLogModule],

@@ -1,7 +1,8 @@
-import { registerProblems } from '#platform';
+import { problemTable } from '#platform';
 import { WebhookDeliveryException, WebhookDeliveryExceptionCode } from './webhook-delivery.exception.js';
 
-registerProblems(WebhookDeliveryException, {
+/** How WebhookDeliveryException's codes are answered (given to createHttpApp through the app's problem list). */
+export const WEBHOOK_DELIVERY_PROBLEMS = problemTable(WebhookDeliveryException, {
   [WebhookDeliveryExceptionCode.LOG_ENTRY_NOT_FOUND]: { status: 404 },
   [WebhookDeliveryExceptionCode.RESEND_LIMIT_REACHED]: {
     status: 409,

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookLogEntity } from '#persistence';
 import { SessionModule } from '../session/session.module.js';
 import { WebhookModule } from '../webhook/webhook.module.js';
 import { WebhookLogController } from './webhook-log.controller.js';
 import { WebhookLogRepository } from './webhook-log.repository.js';
 import { WebhookLogService } from './webhook-log.service.js';
-import './webhook-log.problems.js';
+import { WebhookLogEntity } from './webhook-log.entity.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookLogEntity]), SessionModule, WebhookModule],

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { dataSourceOptions, WebhookLogEntity } from '#persistence';
+import { dataSourceOptions } from '#persistence';
 import { testEnv, uuidV7At } from '#testing';
 import { DataSource } from 'typeorm';
 import { seedDeliveryRow, tenOClockDaysAgo } from '../../test/support/log-seed.js';
 import { WebhookLogRepository, type LoggedAttempt, type PageOptions } from './webhook-log.repository.js';
+import { WebhookLogEntity } from './webhook-log.entity.js';
 
 describe('WebhookLogRepository (real PostgreSQL)', () => {
   let db: DataSource;

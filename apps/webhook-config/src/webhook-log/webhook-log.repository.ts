@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createdAtRangeOf, logOfDeliveryRange, ROW_TIME_SLACK_MS } from '#domain';
-import { WebhookLogEntity, type LogOutcome } from '#persistence';
+import { type LogOutcome } from '#persistence';
 import { Repository, type SelectQueryBuilder } from 'typeorm';
 import { cursorTime, type LogCursor } from './log-cursor.js';
+import { WebhookLogEntity } from './webhook-log.entity.js';
 
 /** How far back from its start a page looks first (see `page`). */
 const PAGE_WINDOW_MS = 2 * 86_400_000;

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { WebhookLogEntity } from '#persistence';
 import { ReadReplica } from '#platform';
 import type { DataSource } from 'typeorm';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
@@ -8,6 +7,7 @@ import { decodeLogCursor, encodeLogCursor } from './log-cursor.js';
 import { WebhookLogException, WebhookLogExceptionCode } from './webhook-log.exception.js';
 import { WebhookLogRepository } from './webhook-log.repository.js';
 import { toWebhookLogView, type WebhookLogView } from './webhook-log.view.js';
+import { WebhookLogEntity } from './webhook-log.entity.js';
 
 export const DEFAULT_LOG_PAGE_SIZE = 20;
 

@@ -7,7 +7,6 @@ import { RecoverRef } from './recover-ref.entity.js';
 import { WebhookRecoverController } from './webhook-recover.controller.js';
 import { WebhookRecoverRepository } from './webhook-recover.repository.js';
 import { WebhookRecoverService } from './webhook-recover.service.js';
-import './webhook-recover.problems.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([RecoverRef]), SessionModule, WebhookModule],

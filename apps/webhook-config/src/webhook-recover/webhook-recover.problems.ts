@@ -1,7 +1,8 @@
-import { registerProblems } from '#platform';
+import { problemTable } from '#platform';
 import { WebhookRecoverException, WebhookRecoverExceptionCode } from './webhook-recover.exception.js';
 
-registerProblems(WebhookRecoverException, {
+/** How WebhookRecoverException's codes are answered (given to createHttpApp through the app's problem list). */
+export const WEBHOOK_RECOVER_PROBLEMS = problemTable(WebhookRecoverException, {
   [WebhookRecoverExceptionCode.WEBHOOK_DISABLED]: {
     status: 409,
     type: 'urn:problem:webhook-disabled',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { WebhookHealthEntity } from '#persistence';
 import { In, Repository } from 'typeorm';
+import { WebhookHealthEntity } from './webhook-health.entity.js';
 
 /** The health of webhooks, as the dispatcher counts their attempts (read through its view; one row per webhook). */
 @Injectable()

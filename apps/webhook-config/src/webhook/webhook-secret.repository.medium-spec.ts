@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { dataSourceOptions, WebhookSecretEntity } from '#persistence';
+import { dataSourceOptions } from '#persistence';
 import { testEnv } from '#testing';
 import { DataSource } from 'typeorm';
 import { WebhookSecretRepository } from './webhook-secret.repository.js';
+import { WebhookSecretEntity } from './webhook-secret.entity.js';
 
 const DAY_MS = 24 * 3600_000;
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { WebhookSecretEntity } from '#persistence';
 import { DataSource, IsNull, MoreThan, Repository } from 'typeorm';
+import { WebhookSecretEntity } from './webhook-secret.entity.js';
 
 /** Encrypted signing secrets: the current one has no expiry, rotated ones sign until `expires_at`. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { WebhookEntity } from '#persistence';
 import { webhookNotFound } from './webhook.exception.js';
 import { WebhookRepository } from './webhook.repository.js';
+import type { WebhookEntity } from './webhook.entity.js';
 
 /** Finds a webhook of the signed-in merchant; anything else (unknown, another merchant's) is NOT_FOUND. */
 @Injectable()

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { WEBHOOK_DISABLED_REASONS } from '#persistence';
 import { PlatformMetrics, ScrapeRead } from '#platform';
 import { WebhookRepository } from './webhook.repository.js';
+import { WEBHOOK_DISABLED_REASONS } from './webhook.entity.js';
 
 /**
  * Disabled webhooks by reason, read from the database at scrape time: the cluster's values, the same in every

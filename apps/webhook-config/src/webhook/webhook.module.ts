@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookEntity, WebhookHealthEntity, WebhookSecretEntity } from '#persistence';
 import { SecretCipher } from '#platform';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { IntegrationModule } from '../integration/integration.module.js';
@@ -19,7 +18,9 @@ import { WebhookSenderAddressesController } from './webhook-sender-addresses.con
 import { WebhookService } from './webhook.service.js';
 import { WebhookSettingsValidator } from './webhook-settings.validator.js';
 import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-url.policy.js';
-import './webhook.problems.js';
+import { WebhookHealthEntity } from './webhook-health.entity.js';
+import { WebhookSecretEntity } from './webhook-secret.entity.js';
+import { WebhookEntity } from './webhook.entity.js';
 
 /**
  * Webhook settings and secrets, and the gauge of disabled webhooks; exports WebhookLookup for the log and delivery

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { WebhookEntity, WebhookSecretEntity, type WebhookDisabledReason } from '#persistence';
 import { DataSource, Repository } from 'typeorm';
+import { WebhookSecretEntity } from './webhook-secret.entity.js';
+import { WebhookEntity, type WebhookDisabledReason } from './webhook.entity.js';
 
 export type WebhookSettings = Pick<
   WebhookEntity,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { LATEST_WEBHOOK_VERSION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
-import type { WebhookEntity } from '#persistence';
 import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dtos/update-webhook.dto.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
@@ -12,6 +11,7 @@ import { WebhookRepository, type WebhookSettings } from './webhook.repository.js
 import { WebhookSecretService } from './webhook-secret.service.js';
 import { WebhookSettingsValidator } from './webhook-settings.validator.js';
 import { toWebhookView, type WebhookView } from './webhook.view.js';
+import type { WebhookEntity } from './webhook.entity.js';
 
 /** A merchant may configure this many webhooks. */
 export const MAX_WEBHOOKS_PER_MERCHANT = 50;

@@ -1,4 +1,5 @@
-import type { WebhookDisabledReason, WebhookEntity, WebhookHealthEntity } from '#persistence';
+import type { WebhookHealthEntity } from './webhook-health.entity.js';
+import type { WebhookDisabledReason, WebhookEntity } from './webhook.entity.js';
 
 /** How a webhook's deliveries go (CONTRACT §5): `failing` while its latest attempt failed. */
 export interface WebhookHealthView {

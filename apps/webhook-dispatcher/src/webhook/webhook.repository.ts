@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { WebhookContentType, WebhookEventCategory } from '#persistence';
+import type { WebhookContentType } from '#domain';
+import type { EventCategory } from '#messaging';
 import { DatabaseRetry } from '../common/database-retry.js';
 
 export interface WebhookRow {
@@ -12,7 +13,7 @@ export interface WebhookRow {
   contentType: WebhookContentType;
   version: string;
   retryOnError: boolean;
-  events: WebhookEventCategory[];
+  events: EventCategory[];
   /** Disabled: nothing is sent, each delivery is logged as skipped (tests and resends are still made). */
   enabled: boolean;
   /** When its merchant last enabled it after it was disabled (a new failure episode starts then); null: never. */

@@ -105,7 +105,7 @@ describe('createHttpApp: every refusal is a problem (e2e over HTTP)', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    app = await createHttpApp(NoteModule, { name: 'notes', logLevel: 'error', logFormat: 'json' });
+    app = await createHttpApp(NoteModule, { name: 'notes', problems: [], logLevel: 'error', logFormat: 'json' });
     baseUrl = await listen(app);
   });
   afterAll(async () => {
@@ -175,7 +175,7 @@ describe('createHttpApp: every refusal is a problem (e2e over HTTP)', () => {
 
 describe('createHttpApp: shutting down (e2e over HTTP)', () => {
   it('answers 503 problem with Retry-After and Connection: close from the start of shutdown', async () => {
-    const app = await createHttpApp(NoteModule, { name: 'notes', logLevel: 'error', logFormat: 'json' });
+    const app = await createHttpApp(NoteModule, { name: 'notes', problems: [], logLevel: 'error', logFormat: 'json' });
     const baseUrl = await listen(app);
     expect((await fetch(`${baseUrl}/notes/1`)).status).toBe(200);
 

@@ -11,6 +11,7 @@ import { addInputGuard, parseJsonBody } from './input.guard.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { ProblemException, problemFor } from './problem.js';
 import { JSON_ONLY_DETAIL, ProblemFilter, sendProblem, toProblem } from './problem.filter.js';
+import { ProblemTables, type ProblemTable } from './problem.table.js';
 import { AccessLogController, addRequestLogScope, logAccess, REQUEST_ID_HEADER, requestIdOf } from './request-log.js';
 import { createValidationPipe } from './validation.pipe.js';
 import { addTracing } from '../tracing/request-tracing.js';
@@ -20,6 +21,11 @@ export interface HttpAppOptions {
   name: string;
   logLevel: LogLevelName;
   logFormat: LogFormat;
+  /**
+   * How the app's features' DomainExceptions are answered: one table each (problemTable), all of them, given here
+   * and nowhere else. A feature exception without one would be a 500: each app's problem spec checks the list.
+   */
+  problems: readonly ProblemTable[];
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
   /** Serve OpenAPI: the UI at /{path}, the document at /{path}-json and /{path}-yaml. */
@@ -80,6 +86,7 @@ export async function createHttpApp(
   options: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   const logger = createAppLogger({ app: options.name, level: options.logLevel, format: options.logFormat });
+  const problems = new ProblemTables(options.problems);
   const bodyLimit = options.bodyLimit ?? 256 * 1024;
   const adapter = new PlatformFastifyAdapter({
     bodyLimit,
@@ -94,7 +101,7 @@ export async function createHttpApp(
     // would otherwise get Fastify's default error body, which quotes the path.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
-      sendProblem(reply, toProblem(error, new Logger('ProblemFilter')));
+      sendProblem(reply, toProblem(error, new Logger('ProblemFilter'), problems));
       logAccess(logger, request, reply); // these answers bypass Fastify's request logging
     },
     // Fastify's own 503 while closing is not a problem: the hook below answers instead, from the start of shutdown.
@@ -159,7 +166,7 @@ export async function createHttpApp(
 
   // Nest installs Fastify's error handler at init and routes body-parser errors (bad JSON, too large)
   // through the global filters too, so ProblemFilter answers every error.
-  app.useGlobalFilters(new ProblemFilter());
+  app.useGlobalFilters(new ProblemFilter(problems));
   app.useGlobalPipes(createValidationPipe());
   // Exit code 0 once the shutdown is done (rather than dying of the signal that started it).
   app.enableShutdownHooks([], { useProcessExit: true });

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTransientDatabaseError } from '#persistence';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, Problem, ProblemException, problemFor } from './problem.js';
-import { problemOfDomainException } from './problem.table.js';
+import type { ProblemTables } from './problem.table.js';
 
 /** How long a client should wait before repeating a request answered 503 (the `Retry-After` header). */
 export const RETRY_AFTER_SECONDS = 1;
@@ -12,15 +12,16 @@ export const RETRY_AFTER_SECONDS = 1;
 export const JSON_ONLY_DETAIL = 'Send the request body as JSON (Content-Type: application/json).';
 
 /**
- * Turns every error into an RFC 9457 problem, a feature's DomainException through the table it registered
- * (registerProblems). A database that is away or did not answer within the statement timeout is a 503 with
+ * Turns every error into an RFC 9457 problem, a feature's DomainException through its table in `problems` (the app's,
+ * given to createHttpApp). A database that is away or did not answer within the statement timeout is a 503 with
  * Retry-After (a write it interrupted committed in full or not at all). Unknown errors are logged and answered with a
  * bare 500.
  */
-export function toProblem(error: unknown, logger: Logger, request?: FastifyRequest): Problem {
+export function toProblem(error: unknown, logger: Logger, problems: ProblemTables, request?: FastifyRequest): Problem {
   if (error instanceof ProblemException) return error.problem;
-  // A code without a registered answer falls through to the 500 below, logged.
-  const domainProblem = error instanceof DomainException ? problemOfDomainException(error) : undefined;
+  // A code without an answer in the app's tables falls through to the 500 below, logged (each app's problem spec
+  // makes sure none is left out).
+  const domainProblem = error instanceof DomainException ? problems.problemOf(error) : undefined;
   if (domainProblem) return domainProblem;
   if (error instanceof HttpException) {
     const status = error.getStatus();
@@ -78,8 +79,11 @@ export function sendProblem(reply: FastifyReply, problem: Problem): void {
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemFilter');
 
+  constructor(private readonly problems: ProblemTables) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    sendProblem(ctx.getResponse<FastifyReply>(), toProblem(exception, this.logger, ctx.getRequest<FastifyRequest>()));
+    const problem = toProblem(exception, this.logger, this.problems, ctx.getRequest<FastifyRequest>());
+    sendProblem(ctx.getResponse<FastifyReply>(), problem);
   }
 }

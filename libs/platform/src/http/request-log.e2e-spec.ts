@@ -66,7 +66,7 @@ describe('request ids and the access log (e2e over HTTP, LOG_FORMAT=json)', () =
 
   beforeAll(async () => {
     output = new StdoutCapture();
-    app = await createHttpApp(ItemModule, { name: 'items', logLevel: 'debug', logFormat: 'json' });
+    app = await createHttpApp(ItemModule, { name: 'items', problems: [], logLevel: 'debug', logFormat: 'json' });
     baseUrl = await listen(app);
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { WebhookContentType } from '#domain';
+import type { EventCategory } from '#messaging';
 
-export type WebhookContentType = 'json' | 'php-post';
-export type WebhookEventCategory = 'transaction' | 'subscription' | 'payout';
 /**
  * Why a webhook is disabled: by its merchant, by the platform after its attempts failed for WEBHOOK_DISABLE_AFTER, or
  * at once because its URL answered 410 Gone.
@@ -21,7 +21,7 @@ export class WebhookEntity {
   @Column('text', { name: 'content_type' }) contentType!: WebhookContentType;
   @Column('text') version!: string;
   @Column('boolean', { name: 'retry_on_error' }) retryOnError!: boolean;
-  @Column('text', { array: true }) events!: WebhookEventCategory[];
+  @Column('text', { array: true }) events!: EventCategory[];
   /** Disabled: nothing is sent; each matching event is logged as skipped (CONTRACT §5). */
   @Column('boolean', { default: true }) enabled!: boolean;
   /** null while enabled. */

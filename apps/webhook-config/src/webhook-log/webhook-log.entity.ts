@@ -1,20 +1,5 @@
 import { ViewColumn, ViewEntity } from 'typeorm';
-
-/** The `request` of a webhook log entry: what was sent where, and which subject it was about. */
-export interface WebhookLogRequest {
-  url: string;
-  contentType: string;
-  version: string;
-  psp: string | null;
-  type: string | null;
-  uuid: string;
-  /** The subject's referenceId (the shop's order number), null when it has none or was logged before it was kept. */
-  referenceId?: string | null;
-}
-
-/** What became of one delivery at one log entry (CONTRACT §5). */
-export const LOG_OUTCOMES = ['delivered', 'failed', 'skipped', 'superseded'] as const;
-export type LogOutcome = (typeof LOG_OUTCOMES)[number];
+import type { LogOutcome, WebhookLogRequest } from '#persistence';
 
 /**
  * One delivery attempt, as webhook-config reads it: through the dispatcher's view of its log (the table

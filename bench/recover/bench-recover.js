@@ -45,6 +45,7 @@ const { encodePayload, generateWebhookSecret, renderWebhookPayload } =
   await import('../../dist/libs/domain/src/index.js');
 const { SecretCipher } = await import('../../dist/libs/platform/src/index.js');
 const { Pool: HttpPool } = await import('undici');
+const { cpuSecondsBetween, cpuSnapshot, groupBy } = await import('../lib/cpu.js');
 
 const infra = await freshInfrastructure('recover');
 const db = new pg.Pool({ connectionString: infra.databaseUrl, max: 4 });
@@ -262,6 +263,15 @@ try {
   };
 
   let killed = null;
+  // With pg_stat_statements loaded (shared_preload_libraries), the statements' time during the recover is reported.
+  const statements = await db
+    .query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    .then(() => db.query('SELECT pg_stat_statements_reset()'))
+    .then(
+      () => true,
+      () => false,
+    );
+  const cpuBefore = cpuSnapshot(() => undefined);
   const started = performance.now();
   for (;;) {
     await sleep(1_000);
@@ -296,6 +306,23 @@ try {
     }
   }
   const recoverEnded = performance.timeOrigin + performance.now();
+  const named = new Map([
+    [receiver.pid, 'shop receiver'],
+    [neighbourReceiver.pid, 'neighbour receiver'],
+    [api.pid, 'transaction-api'],
+    [config.pid, 'webhook-config'],
+    ...dispatchers.map((child) => [child.pid, 'dispatchers']),
+  ]);
+  const cpuSeconds = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
+  if (statements) {
+    const { rows } = await db.query(
+      `SELECT round(total_exec_time)::int AS ms, calls::int, rows::int,
+              left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
+         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ORDER BY total_exec_time DESC LIMIT 12`,
+    );
+    results.statements = rows;
+  }
   await sleep(3_000);
   loading = false;
   await load;
@@ -371,6 +398,17 @@ try {
     relay: stage((r) => Number(r.sent) - Number(r.made)),
     toAttempt: stage((r) => Number(r.attempted) - Number(r.sent)),
     attemptToArrival: stage((r) => (arrivedAt.get(r.uuid) ?? NaN) - Number(r.attempted)),
+  };
+  // CPU per recovered delivery, by process group (the neighbour's 20 a second included): what a recover costs.
+  const cpuTotal = Object.values(cpuSeconds).reduce((sum, v) => sum + v, 0);
+  results.cpu = {
+    coresBusy: round(cpuTotal / elapsed, 2),
+    msPerDelivery: Object.fromEntries(
+      Object.entries({ ...cpuSeconds, total: cpuTotal }).map(([group, sec]) => [
+        group,
+        round((sec * 1000) / Math.max(1, ids.size), 3),
+      ]),
+    ),
   };
   results.timeline = timeline;
   console.log(

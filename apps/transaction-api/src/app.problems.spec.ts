@@ -1,18 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
-import { DomainException, ProblemTables, type ProblemTable } from '#platform';
-import { exportedSubclassesOf } from '#testing';
+import { unansweredExceptions } from '#testing';
 import { TRANSACTION_API_PROBLEMS } from './app.problems.js';
 import { TRANSACTION_PROBLEMS } from './transaction/transaction.problems.js';
 
 const SRC = fileURLToPath(new URL('.', import.meta.url));
-
-/** The feature exceptions (exported from a `*.exception.ts`) that none of `tables` answers: each would be a 500. */
-async function unanswered(tables: readonly ProblemTable[]): Promise<string[]> {
-  const answered = new ProblemTables(tables);
-  const exceptions = await exportedSubclassesOf(DomainException, SRC, '.exception.ts');
-  return exceptions.filter((exception) => !answered.answers(exception)).map((exception) => exception.name);
-}
+const unanswered = (tables: Parameters<typeof unansweredExceptions>[0]) => unansweredExceptions(tables, SRC);
 
 describe("transaction-api's problem tables", () => {
   it('answer every feature exception', async () => {

@@ -10,6 +10,7 @@ import {
   type TransactionRecord,
 } from '#domain';
 import { AmqpClient, EXCHANGES, publishWebhookChanged, type PlatformEvent } from '#messaging';
+import type { WebhookLogRequest } from '#persistence';
 import { SecretCipher } from '#platform';
 import { appTestEnv, testEnv, WebhookBodyChecks, type WebhookBodySettings } from '#testing';
 import { loadWebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
@@ -168,15 +169,7 @@ export interface LogRow {
   error: string | null;
   event_type: string;
   event_id: string;
-  request: {
-    url: string;
-    contentType: string;
-    version: string;
-    psp: string | null;
-    type: string | null;
-    uuid: string;
-    referenceId?: string | null;
-  };
+  request: WebhookLogRequest;
   next_attempt_at: Date | null;
   response_excerpt: string | null;
   duration_ms: number;

@@ -12,4 +12,5 @@ export * from './postgres-replica.js';
 export * from './ids.js';
 export * from './ports.js';
 export * from './openapi-fuzz.js';
+export * from './problem-tables.js';
 export * from './source-classes.js';

@@ -393,6 +393,17 @@ try {
       .sort((a, b) => a - b);
     return { p50: round(percentile(values, 50), 1), p99: round(percentile(values, 99), 1) };
   };
+  // The slowest neighbour deliveries during the recover, by when they were made (s after its start): clustered
+  // or spread.
+  results.neighbour.slowestDuring = stages
+    .map((r) => ({
+      at: round((Number(r.made) - recoverStarted) / 1000, 1),
+      relay: round(Number(r.sent) - Number(r.made), 0),
+      toAttempt: round(Number(r.attempted) - Number(r.sent), 0),
+      post: round((arrivedAt.get(r.uuid) ?? NaN) - Number(r.attempted), 0),
+    }))
+    .sort((a, b) => b.relay + b.toAttempt + b.post - (a.relay + a.toAttempt + a.post))
+    .slice(0, 25);
   results.neighbour.stagesDuring = {
     count: stages.length,
     relay: stage((r) => Number(r.sent) - Number(r.made)),

@@ -21,6 +21,12 @@ export const RECOVER_WINDOW = 2_000;
 const RATE_WINDOW_SECONDS = 10;
 /** Deliveries queued per second beyond the process's rate: at most this many seconds of it saved up while idle. */
 const BUDGET_SECONDS = 0.5;
+/**
+ * After a recover is claimed, the process's rate grows from a tenth to all of it over this long: its first attempts
+ * open the connections to the merchant's server and warm the code up, and at full rate at once they held other
+ * webhooks' deliveries up for a quarter of a second.
+ */
+const RAMP_MS = 5_000;
 /** Queued deliveries whose count has not moved this long are looked for and queued again (lost or parked messages). */
 export const RECOVER_STALL_MS = 60_000;
 /** A recover whose last deliveries are not attempted this long after it queued them all is finished all the same. */
@@ -51,6 +57,8 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
   /** Deliveries this process's recovers may still queue now, and when it was last refilled. */
   private budget = 0;
   private refilledAt = Date.now();
+  /** When this process last claimed a recover (its rate ramps up from then). */
+  private claimedAt = 0;
 
   constructor(
     private readonly repository: RecoverRepository,
@@ -85,6 +93,7 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
       const claimed = await this.repository.claim(this.owner, RECOVER_LEASE_MS);
       if (claimed) {
         this.recovers.set(claimed.id, claimed);
+        this.claimedAt = Date.now();
         // Taken over from a process that stopped: what it took and did not get attempted is queued again.
         if (claimed.previousOwner !== null) this.requeuedAt.set(claimed.id, 0);
         this.logger.log({
@@ -95,7 +104,8 @@ export class RecoverJob implements OnApplicationBootstrap, BeforeApplicationShut
       }
     }
     const now = Date.now();
-    const perSecond = this.config.recoverMaxPerSecond;
+    const ramp = Math.min(1, 0.1 + (now - this.claimedAt) / RAMP_MS);
+    const perSecond = this.config.recoverMaxPerSecond * ramp;
     this.budget = Math.min(perSecond * BUDGET_SECONDS, this.budget + ((now - this.refilledAt) * perSecond) / 1_000);
     this.refilledAt = now;
     await Promise.all(

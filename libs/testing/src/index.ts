@@ -14,3 +14,4 @@ export * from './ports.js';
 export * from './openapi-fuzz.js';
 export * from './problem-tables.js';
 export * from './source-classes.js';
+export * from './fixtures.js';

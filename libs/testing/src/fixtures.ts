@@ -60,7 +60,7 @@ export interface WebhookRow {
   integrationId?: string | null;
   name?: string;
   url?: string;
-  contentType?: 'json' | 'form';
+  contentType?: 'json' | 'php-post';
   version?: string;
   retryOnError?: boolean;
   events?: string[];
@@ -110,7 +110,7 @@ export interface DeliveryRow {
   eventType?: 'transaction' | 'subscription' | 'payout';
   subject?: Record<string, unknown>;
   url?: string;
-  contentType?: 'json' | 'form';
+  contentType?: 'json' | 'php-post';
   version?: string;
   retryOnError?: boolean;
   /** The rendered body (`{}` by default). */

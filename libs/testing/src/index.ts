@@ -15,3 +15,4 @@ export * from './openapi-fuzz.js';
 export * from './problem-tables.js';
 export * from './source-classes.js';
 export * from './fixtures.js';
+export * from './amqp-tap.js';

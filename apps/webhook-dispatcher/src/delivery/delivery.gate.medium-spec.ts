@@ -143,6 +143,11 @@ describe('DeliveryGate (real PostgreSQL)', () => {
     const recoverId = randomUUIDv7();
     const since = new Date(Date.now() - 3_600_000);
     expect(await recovers.start({ id: recoverId, webhookId: hook.id, merchantId, since })).toBe('started');
+    // Leased to nobody's job for an hour: no recover job of another suite on this database takes it and sends it.
+    await admin.query(
+      `UPDATE webhook_recover SET lease_owner = 'gate-spec', lease_until = now() + interval '1 hour' WHERE id = $1`,
+      [recoverId],
+    );
     const running = await delivery(hook, { manual: true, recoverId });
     expect(await gate.pass(running.message, 2, running.snapshot, hook)).toEqual({ open: true });
     // A recovered delivery of a disabled webhook is not a resend: skipped.

@@ -111,12 +111,13 @@ describe('DeliveryGate (real PostgreSQL)', () => {
 
   const outcomesOf = async (deliveryId: string) =>
     (
-      await admin.query<{ outcome: string }>(`SELECT outcome FROM webhook_log WHERE delivery_id = $1 ORDER BY attempt`, [
-        deliveryId,
-      ])
+      await admin.query<{ outcome: string }>(
+        `SELECT outcome FROM webhook_log WHERE delivery_id = $1 ORDER BY attempt`,
+        [deliveryId],
+      )
     ).rows.map((row) => row.outcome);
 
-  it("opens at once for an enabled webhook without a rate limit, and refuses one without a signing secret", async () => {
+  it('opens at once for an enabled webhook without a rate limit, and refuses one without a signing secret', async () => {
     const hook = await webhook();
     const { message, snapshot } = await delivery(hook);
     expect(await gate.pass(message, 1, snapshot, hook)).toEqual({ open: true });
@@ -197,7 +198,9 @@ describe('DeliveryGate (real PostgreSQL)', () => {
     expect(starts[1] - starts[0]).toBeCloseTo(500, -1);
     expect(starts[2] - starts[1]).toBeCloseTo(500, -1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900); // the gate waited for each start
-    const waiting = await admin.query(`SELECT delivery_id FROM delivery.delivery_wait WHERE webhook_id = $1`, [hook.id]);
+    const waiting = await admin.query(`SELECT delivery_id FROM delivery.delivery_wait WHERE webhook_id = $1`, [
+      hook.id,
+    ]);
     expect(waiting.rows.map((row) => row.delivery_id).sort()).toEqual(handedOver.map((r) => r.deliveryId).sort());
     await admin.query(`DELETE FROM delivery.delivery_wait WHERE webhook_id = $1`, [hook.id]);
   });

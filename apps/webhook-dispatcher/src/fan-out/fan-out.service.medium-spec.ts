@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { AmqpClient, ATTEMPT_HEADER, EXCHANGES, readEventSubject, ROUTING_KEYS, type DeliveryMessage } from '#messaging';
+import {
+  AmqpClient,
+  ATTEMPT_HEADER,
+  EXCHANGES,
+  readEventSubject,
+  ROUTING_KEYS,
+  type DeliveryMessage,
+} from '#messaging';
 import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
 import { PlatformMetrics } from '#platform';
 import { AmqpTap, appTestEnv, insertMerchant, insertWebhook, testEnv, transactionEvent, waitFor } from '#testing';

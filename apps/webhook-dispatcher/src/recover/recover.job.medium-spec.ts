@@ -110,11 +110,19 @@ describe('RecoverJob (real PostgreSQL, RabbitMQ)', () => {
     const webhookId = await insertWebhook(admin, { merchantId });
     const failedIds: string[] = [];
     for (let i = 0; i < failed; i += 1) {
-      const deliveryId = await insertDelivery(admin, { webhookId, merchantId, createdAt: new Date(Date.now() - HOUR / 2) });
+      const deliveryId = await insertDelivery(admin, {
+        webhookId,
+        merchantId,
+        createdAt: new Date(Date.now() - HOUR / 2),
+      });
       await logAttempt(webhookId, deliveryId, 1, 'failed');
       failedIds.push(deliveryId);
     }
-    const delivered = await insertDelivery(admin, { webhookId, merchantId, createdAt: new Date(Date.now() - HOUR / 2) });
+    const delivered = await insertDelivery(admin, {
+      webhookId,
+      merchantId,
+      createdAt: new Date(Date.now() - HOUR / 2),
+    });
     await logAttempt(webhookId, delivered, 1, 'delivered');
     return { webhookId, failedIds };
   }

@@ -35,7 +35,11 @@ describe('RecoverService (real PostgreSQL)', () => {
     await admin.end();
   });
 
-  const command = (type: RecoverCommand['type'], webhookId: string, recoverId = randomUUIDv7()): RecoverCommand => ({
+  const command = (
+    type: RecoverCommand['type'],
+    webhookId: string,
+    recoverId: string = randomUUIDv7(),
+  ): RecoverCommand => ({
     v: 1,
     type,
     recoverId,
@@ -58,9 +62,10 @@ describe('RecoverService (real PostgreSQL)', () => {
     const start = command(RECOVER_COMMAND, webhookId);
     // Leased to nobody's job: no recover job of another suite on this database takes it meanwhile.
     await service.handle(start);
-    await admin.query(`UPDATE webhook_recover SET lease_owner = 'spec', lease_until = now() + interval '1 hour' WHERE id = $1`, [
-      start.recoverId,
-    ]);
+    await admin.query(
+      `UPDATE webhook_recover SET lease_owner = 'spec', lease_until = now() + interval '1 hour' WHERE id = $1`,
+      [start.recoverId],
+    );
     await service.handle(start); // the same command again (redelivered)
     await service.handle(command(RECOVER_COMMAND, webhookId));
     expect(await recoversOf(webhookId)).toEqual([{ id: start.recoverId, state: 'running' }]);

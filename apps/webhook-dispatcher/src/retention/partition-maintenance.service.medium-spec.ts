@@ -79,8 +79,9 @@ describe('PartitionMaintenance (real PostgreSQL)', () => {
     const left = new Set((await partitions()).map((p) => p.name));
     for (const name of report.detached) expect(left).not.toContain(name);
     expect(left).toContain(`webhook_delivery_p${dayName(today)}`);
-    const ids = (await admin.query<{ id: string }>(`SELECT id FROM webhook_delivery WHERE webhook_id = $1`, [webhookId]))
-      .rows;
+    const ids = (
+      await admin.query<{ id: string }>(`SELECT id FROM webhook_delivery WHERE webhook_id = $1`, [webhookId])
+    ).rows;
     expect(ids.map((row) => row.id)).toEqual([kept]);
     expect(ids.map((row) => row.id)).not.toContain(old);
   });

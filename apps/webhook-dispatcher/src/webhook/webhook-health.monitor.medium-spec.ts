@@ -117,9 +117,9 @@ describe('WebhookHealthMonitor (real PostgreSQL, RabbitMQ)', () => {
         [],
       );
       // A 410 before the merchant enabled it again belongs to an earlier episode.
-      expect(typesDue(row({ failing_since: since, gone_at: goneAt }), { ...enabled, enabledAt: new Date(now) }, now)).toEqual(
-        [],
-      );
+      expect(
+        typesDue(row({ failing_since: since, gone_at: goneAt }), { ...enabled, enabledAt: new Date(now) }, now),
+      ).toEqual([]);
     });
   });
 

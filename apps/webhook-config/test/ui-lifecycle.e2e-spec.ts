@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -8,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AmqpClient, EXCHANGES, type PlatformEvent } from '#messaging';
-import { appTestEnv, testEnv, waitFor } from '#testing';
+import { appTestEnv, testEnv, transactionEvent, waitFor } from '#testing';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
@@ -17,34 +16,8 @@ import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from '.
 const CHROMIUM = '/usr/bin/chromium';
 
 /** A payment recorded by the platform, as the outbox publishes it: order `referenceId`. */
-function paymentEvent(merchantId: string, integrationId: string, referenceId: string): PlatformEvent {
-  const uuid = randomUUID();
-  const now = new Date().toISOString();
-  return {
-    v: 1,
-    id: randomUUIDv7(),
-    type: 'transaction.created',
-    category: 'transaction',
-    merchantId,
-    integrationId,
-    occurredAt: now,
-    subjectId: uuid,
-    data: {
-      uuid,
-      referenceId,
-      status: 'confirmed',
-      psp: 'Payrexx Direct',
-      type: 'e-commerce',
-      paymentMethod: 'visa',
-      amount: 4900,
-      currency: 'CHF',
-      integrationId,
-      createdAt: now,
-      updatedAt: now,
-      threeDSecure: null,
-    },
-  };
-}
+const paymentEvent = (merchantId: string, integrationId: string, referenceId: string): PlatformEvent =>
+  transactionEvent(merchantId, integrationId, { referenceId, amount: 4900, threeDSecure: null });
 
 /**
  * A merchant's webhook through its lifecycle in Chromium, with the real dispatcher in-process (WEBHOOK_DISABLE_AFTER

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomBytes, randomUUID, randomUUIDv7 } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   encodeJson,
@@ -197,46 +197,8 @@ export async function deliveryOf(webhookId: string): Promise<{ state: string; at
   return { state, attempts: last.attempt };
 }
 
-/**
- * A transaction event as transaction-api publishes it: `overrides` go into the transaction's record (its `uuid`
- * names the subject: several events of one transaction), `envelope` into the event (`type`, `position`: the event's
- * place in its transaction's history, as the outbox relay sets it; none by default, as before positions).
- */
-export function transactionEvent(
-  merchantId: string,
-  integrationId: string | null,
-  overrides: Partial<Record<string, unknown>> = {},
-  envelope: Partial<Pick<PlatformEvent, 'type' | 'position'>> = {},
-): PlatformEvent {
-  const uuid = typeof overrides.uuid === 'string' ? overrides.uuid : randomUUID();
-  const now = new Date().toISOString();
-  return {
-    v: 1,
-    id: randomUUIDv7(), // as transaction-api makes them: the fan-out dates the event's deliveries by it
-    type: 'transaction.created',
-    category: 'transaction',
-    merchantId,
-    integrationId,
-    occurredAt: now,
-    subjectId: uuid,
-    ...envelope,
-    data: {
-      uuid,
-      referenceId: 'order-1001',
-      status: 'confirmed',
-      psp: 'Payrexx Direct',
-      type: 'e-commerce',
-      paymentMethod: 'visa',
-      amount: 1990,
-      currency: 'CHF',
-      integrationId,
-      createdAt: now,
-      updatedAt: now,
-      threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
-      ...overrides,
-    },
-  };
-}
+/** A transaction event as transaction-api publishes it: one builder for every spec (#testing). */
+export { transactionEvent } from '#testing';
 
 /** The JSON body the fan-out renders for a transaction event (for deliveries a test records itself). */
 export function renderedBody(event: PlatformEvent): string {

@@ -14,3 +14,5 @@ export * from './ports.js';
 export * from './openapi-fuzz.js';
 export * from './problem-tables.js';
 export * from './source-classes.js';
+export * from './fixtures.js';
+export * from './amqp-tap.js';

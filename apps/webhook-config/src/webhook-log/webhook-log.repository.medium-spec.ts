@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { dataSourceOptions } from '#persistence';
-import { testEnv, uuidV7At } from '#testing';
+import { insertWebhook, testEnv, uuidV7At } from '#testing';
 import { DataSource } from 'typeorm';
 import { seedDeliveryRow, tenOClockDaysAgo } from '../../test/support/log-seed.js';
 import { WebhookLogRepository, type LoggedAttempt, type PageOptions } from './webhook-log.repository.js';
@@ -21,10 +21,7 @@ describe('WebhookLogRepository (real PostgreSQL)', () => {
     const merchantId = randomUUID();
     webhookId = randomUUID();
     await db.query(`INSERT INTO merchant (id, name) VALUES ($1, 'Logs')`, [merchantId]);
-    await db.query(
-      `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events) VALUES ($1, $2, 'w', 'https://93.184.215.14/', 'json', '2026-08-20', true, '{transaction}')`,
-      [webhookId, merchantId],
-    );
+    await insertWebhook(db, { id: webhookId, merchantId, url: 'https://93.184.215.14/' });
     const { deliveryId } = await seedDeliveryRow(
       db,
       { id: webhookId, merchantId, url: 'https://93.184.215.14/' },

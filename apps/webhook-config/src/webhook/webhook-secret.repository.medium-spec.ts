@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { dataSourceOptions } from '#persistence';
-import { testEnv } from '#testing';
+import { insertWebhook, testEnv } from '#testing';
 import { DataSource } from 'typeorm';
 import { WebhookSecretRepository } from './webhook-secret.repository.js';
 import { WebhookSecretEntity } from './webhook-secret.entity.js';
@@ -29,10 +29,7 @@ describe('WebhookSecretRepository (real PostgreSQL)', () => {
   async function webhookWithSecret(): Promise<{ webhookId: string; firstId: string }> {
     const webhookId = randomUUID();
     const firstId = randomUUID();
-    await db.query(
-      `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events) VALUES ($1, $2, 'w', 'https://93.184.215.14/', 'json', '2026-08-20', true, '{transaction}')`,
-      [webhookId, merchantId],
-    );
+    await insertWebhook(db, { id: webhookId, merchantId, url: 'https://93.184.215.14/' });
     await db.query(`INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, '\\x01')`, [
       firstId,
       webhookId,

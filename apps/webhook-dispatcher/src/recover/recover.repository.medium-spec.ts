@@ -175,6 +175,34 @@ describe('RecoverRepository (real PostgreSQL)', () => {
     expect(row).toEqual({ last_manual_attempt: 3, recover_id: recover.id });
   });
 
+  it('takes each delivery once when their times have microseconds (its place is kept to the microsecond)', async () => {
+    const webhookId = await newWebhook();
+    const at = Date.now() - HOUR;
+    const ids: string[] = [];
+    for (let i = 0; i < 9; i += 1) {
+      const id = await delivery(webhookId, at + i, [['failed', 1]]);
+      // 0.4 ms past its millisecond, as a delivery created at the database's now() is: a place kept as a JS Date
+      // (milliseconds) fell before each batch's last delivery, and the next batch took it again.
+      await admin.query(
+        `UPDATE webhook_delivery SET created_at = created_at + interval '400 microseconds' WHERE id = $1`,
+        [id],
+      );
+      await admin.query(
+        `UPDATE webhook_delivery_outcome SET created_at = created_at + interval '400 microseconds'
+          WHERE delivery_id = $1`,
+        [id],
+      );
+      ids.push(id);
+    }
+    const recover = await startAndClaim(webhookId, new Date(at - 1));
+    expect(await takeAll(recover, 2)).toEqual(ids);
+    // Claimed again (the place read back from the database), nothing is left to take.
+    await recovers.release(recover.id, owner);
+    const again = await recovers.claim(owner, 30_000);
+    expect(again?.id).toBe(recover.id);
+    expect((await recovers.takeBatch(again!, owner, 10))!.taken).toEqual([]);
+  });
+
   it('keeps a delivery recoverable by its newest entry, whatever order the entries are written in', async () => {
     const webhookId = await newWebhook();
     const at = Date.now() - HOUR;

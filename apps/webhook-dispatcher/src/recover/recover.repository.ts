@@ -19,7 +19,8 @@ export interface RecoverRow {
   sent: number;
   /** When its sent count last moved (or it started). */
   progressAt: Date;
-  cursor: { createdAt: Date; id: string } | null;
+  /** Its place; `createdAt` as PostgreSQL's text, to the microsecond (a Date's milliseconds would move it back). */
+  cursor: { createdAt: string; id: string } | null;
   queuedAll: boolean;
   /** The process that held its lease before this claim (null: none did; it starts here). */
   previousOwner: string | null;
@@ -35,10 +36,10 @@ export interface TakenAttempt {
 
 const ROW = `r.id, r.webhook_id AS "webhookId", r.merchant_id AS "merchantId", r.since, r.state, r.total, r.queued,
              coalesce(s.sent, 0) AS sent, coalesce(s.at, r.started_at) AS "progressAt",
-             r.cursor_created_at AS "cursorCreatedAt", r.cursor_id AS "cursorId", r.queued_all AS "queuedAll"`;
+             r.cursor_created_at::text AS "cursorCreatedAt", r.cursor_id AS "cursorId", r.queued_all AS "queuedAll"`;
 
 type RawRow = Omit<RecoverRow, 'cursor' | 'previousOwner'> & {
-  cursorCreatedAt: Date | null;
+  cursorCreatedAt: string | null;
   cursorId: string | null;
   previousOwner?: string | null;
 };
@@ -170,7 +171,8 @@ export class RecoverRepository {
   /**
    * Takes the next `limit` recoverable deliveries after the recover's place, in one transaction: each gets its next
    * manual attempt (numbered above every attempt logged and taken, as a resend's), unless its attempts reached
-   * MAX_ATTEMPTS_PER_DELIVERY or a resend of it is on its way (taken, not logged yet); the recover's place moves past
+   * MAX_ATTEMPTS_PER_DELIVERY or a resend of it is on its way (taken, not logged yet: by a resend, or by this recover —
+   * `unsent` queues those again, never a batch); the recover's place moves past
    * every delivery read, and `queued_all` is set once none is left. Returns the attempts taken, or undefined when the
    * recover is no longer running or no longer ours (nothing was taken then).
    */
@@ -211,7 +213,7 @@ export class RecoverRepository {
                FROM counted c
               WHERE d.id = c.id AND d.created_at = c.created_at AND d.webhook_id = $1 AND d.created_at >= $2
                 AND c.automatic + d.manual_attempts < $7
-                AND (c.last_manual_attempt = 0 OR c.recover_id IS NOT NULL OR c.manual_logged)
+                AND (c.last_manual_attempt = 0 OR c.recover_id <> $6 OR c.manual_logged)
              RETURNING d.id, d.created_at, d.last_manual_attempt AS attempt, d.webhook_id, d.event_id, d.event_type,
                        d.subject, d.content_type, d.version, convert_from(d.body, 'UTF8') AS body, d.position),
            marked AS (
@@ -219,7 +221,7 @@ export class RecoverRepository {
                FROM taken t
               WHERE o.delivery_id = t.id AND o.created_at = t.created_at AND o.webhook_id = $1 AND o.created_at >= $2
              RETURNING 1)
-           SELECT p.id, p.created_at, t.attempt, t.webhook_id, t.event_id, t.event_type, t.subject, t.content_type,
+           SELECT p.id, p.created_at::text AS cursor_at, t.attempt, t.webhook_id, t.event_id, t.event_type, t.subject, t.content_type,
                   t.version, t.body, t.position
              FROM picked p LEFT JOIN taken t USING (id)
             ORDER BY p.created_at, p.id`,
@@ -242,9 +244,9 @@ export class RecoverRepository {
           `UPDATE webhook_recover SET queued = queued + $2, queued_all = $3,
                   cursor_created_at = coalesce($4, cursor_created_at), cursor_id = coalesce($5, cursor_id)
             WHERE id = $1`,
-          [recover.id, taken.length, rows.length < limit, last?.created_at ?? null, last?.id ?? null],
+          [recover.id, taken.length, rows.length < limit, last?.cursor_at ?? null, last?.id ?? null],
         );
-        if (last) recover.cursor = { createdAt: last.created_at, id: last.id };
+        if (last) recover.cursor = { createdAt: last.cursor_at, id: last.id };
         recover.queued += taken.length;
         recover.queuedAll = rows.length < limit;
         return { taken, read: rows.length };
@@ -305,7 +307,8 @@ export class RecoverRepository {
 /** A delivery a batch read, and, when it took its attempt, the delivery's columns an attempt sends. */
 interface TakenRow {
   id: string;
-  created_at: Date;
+  /** Its created_at as PostgreSQL's text, to the microsecond: the recover's place. */
+  cursor_at: string;
   attempt: number | null;
   webhook_id: string;
   event_id: string;

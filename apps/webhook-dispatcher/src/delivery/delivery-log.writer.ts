@@ -269,27 +269,37 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
            SET position = excluded.position, delivered_hour = excluded.delivered_hour
            WHERE s.position < excluded.position
          RETURNING 1),
+       marked AS (SELECT * FROM extra WHERE outcome <> 'delivered' OR attempt > 1 OR manual),
        marks AS (
          SELECT DISTINCT ON (delivery_id) delivery_id, outcome IN ('failed', 'skipped') AS recoverable, created_at,
-                "recoverId", "deliveryFrom", "deliveryTo"
-           FROM extra
-          WHERE outcome <> 'delivered' OR attempt > 1 OR manual
+                "recoverId", "deliveryFrom", "deliveryTo",
+                max(attempt) FILTER (WHERE NOT manual) OVER same AS automatic_top,
+                max(attempt) OVER same AS top_attempt,
+                max(attempt) FILTER (WHERE manual) OVER same AS manual_top
+           FROM marked
+         WINDOW same AS (PARTITION BY delivery_id)
           ORDER BY delivery_id, created_at DESC),
        flagged AS (
          INSERT INTO webhook_delivery_outcome AS o (delivery_id, created_at, webhook_id, recoverable, outcome_at,
-                                                    recover_id)
-         SELECT m.delivery_id, d.created_at, d.webhook_id, m.recoverable, m.created_at, m."recoverId"
+                                                    recover_id, automatic_top, top_attempt, manual_top)
+         SELECT m.delivery_id, d.created_at, d.webhook_id, m.recoverable, m.created_at, m."recoverId",
+                greatest(m.automatic_top, 1), m.top_attempt, coalesce(m.manual_top, 0)
            FROM marks m,
                 LATERAL (SELECT d.created_at, d.webhook_id FROM webhook_delivery d
                           WHERE d.id = m.delivery_id AND d.created_at BETWEEN m."deliveryFrom" AND m."deliveryTo") d
           ORDER BY 1, 2
          ON CONFLICT (delivery_id, created_at) DO UPDATE
-           SET recoverable = excluded.recoverable, outcome_at = excluded.outcome_at,
+           SET recoverable = CASE WHEN o.outcome_at <= excluded.outcome_at THEN excluded.recoverable
+                                  ELSE o.recoverable END,
+               outcome_at = greatest(o.outcome_at, excluded.outcome_at),
                -- The attempt its recover took is logged: no longer one to queue again (RecoverRepository.unsent).
                -- (excluded.recover_id is the entry's recover; a row is never inserted by a recover's entry: the
                -- recover took it from this table.)
-               recover_id = CASE WHEN o.recover_id = excluded.recover_id THEN NULL ELSE o.recover_id END
-           WHERE o.outcome_at <= excluded.outcome_at
+               recover_id = CASE WHEN o.recover_id = excluded.recover_id THEN NULL ELSE o.recover_id END,
+               -- Attempt numbers only rise, whatever order entries are written in (RecoverRepository.takeBatch).
+               automatic_top = greatest(o.automatic_top, excluded.automatic_top),
+               top_attempt = greatest(o.top_attempt, excluded.top_attempt),
+               manual_top = greatest(o.manual_top, excluded.manual_top)
          RETURNING 1),
        recovered AS (
          INSERT INTO webhook_recover_sent AS s (recover_id, sent, at)

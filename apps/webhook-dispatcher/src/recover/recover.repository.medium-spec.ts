@@ -215,6 +215,29 @@ describe('RecoverRepository (real PostgreSQL)', () => {
     expect(await takeAll(recover, 10)).toEqual([]);
   });
 
+  it('numbers its attempt above every attempt logged, in whatever order, and leaves out a delivery at its attempt cap', async () => {
+    const webhookId = await newWebhook();
+    const at = Date.now() - HOUR;
+    const repeated = await delivery(webhookId, at, []);
+    // Attempts 3, 1 and a resend's 6 written in that order (several processes, several batches), attempt 2 not at all.
+    await logAttempt(webhookId, repeated, 3, 'failed', at + 180_000);
+    await logAttempt(webhookId, repeated, 1, 'failed', at + 60_000);
+    await logAttempt(webhookId, repeated, 6, 'failed', at + 240_000, true);
+    // 49 automatic attempts and one manual: MAX_ATTEMPTS_PER_DELIVERY (50) reached.
+    const capped = await delivery(webhookId, at + 1_000, []);
+    await admin.query(`UPDATE webhook_delivery SET manual_attempts = 1 WHERE id = $1`, [capped]);
+    await logAttempt(webhookId, capped, 49, 'failed', at + 300_000);
+    await logAttempt(webhookId, capped, 1, 'failed', at + 60_000);
+
+    const recover = await startAndClaim(webhookId, new Date(at - 1));
+    expect(recover.total).toBe(2);
+    const batch = await recovers.takeBatch(recover, owner, 10);
+    expect(batch!.taken.map(({ deliveryId, attempt }) => ({ deliveryId, attempt }))).toEqual([
+      { deliveryId: repeated, attempt: 7 },
+    ]);
+    expect(batch!.read).toBe(2);
+  });
+
   it('runs one recover per webhook at a time; the same start again is the same recover', async () => {
     const webhookId = await newWebhook();
     await delivery(webhookId, Date.now() - HOUR, [['failed', 1]]);

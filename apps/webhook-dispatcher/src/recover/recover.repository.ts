@@ -58,9 +58,9 @@ const toRow = (raw: RawRow): RecoverRow => {
  * dispatcher process at a time (a lease), which takes the next recoverable deliveries in (created_at, id) order in
  * batches: one statement numbers their manual attempts, marks them as this recover's and moves its place on.
  * Recoverable deliveries are found through the partial index on `webhook_delivery_outcome.recoverable` (kept by the
- * log writer), so neither the count nor a batch reads the log of deliveries that were delivered; a batch's mark
- * (`recover_id`) is written there too, a narrow row, so that a recovered delivery rewrites its wide row once (its
- * manual attempt's number).
+ * log writer), so neither the count nor a batch reads the log: the outcome row also keeps the delivery's attempt
+ * numbers (automatic, any, manual) that a batch needs. A batch's mark (`recover_id`) is written there too, a narrow
+ * row, so that a recovered delivery rewrites its wide row once (its manual attempt's number).
  */
 @Injectable()
 export class RecoverRepository {
@@ -172,7 +172,7 @@ export class RecoverRepository {
    * Takes the next `limit` recoverable deliveries after the recover's place, in one transaction: each gets its next
    * manual attempt (numbered above every attempt logged and taken, as a resend's), unless its attempts reached
    * MAX_ATTEMPTS_PER_DELIVERY or a resend of it is on its way (taken, not logged yet: by a resend, or by this recover —
-   * `unsent` queues those again, never a batch); the recover's place moves past
+   * `unsent` queues those again, never a batch), all read from the outcome rows; the recover's place moves past
    * every delivery read, and `queued_all` is set once none is left. Returns the attempts taken, or undefined when the
    * recover is no longer running or no longer ours (nothing was taken then).
    */
@@ -190,30 +190,20 @@ export class RecoverRepository {
         if (!job) return undefined;
         const rows: Array<TakenRow> = await manager.query(
           `WITH next AS MATERIALIZED (
-             SELECT o.delivery_id AS id, o.created_at, o.recover_id FROM webhook_delivery_outcome o
+             SELECT o.delivery_id AS id, o.created_at, o.recover_id, o.automatic_top, o.top_attempt, o.manual_top
+               FROM webhook_delivery_outcome o
               WHERE o.webhook_id = $1 AND o.recoverable AND o.created_at >= $2
                 AND ($3::timestamptz IS NULL OR (o.created_at, o.delivery_id) > ($3::timestamptz, $4::uuid))
               ORDER BY o.created_at, o.delivery_id
               LIMIT $5),
-           picked AS (
-             SELECT n.*, d.last_manual_attempt FROM next n,
-               LATERAL (SELECT d.last_manual_attempt FROM webhook_delivery d
-                         WHERE d.id = n.id AND d.created_at = n.created_at) d),
-           counted AS (
-             SELECT p.*, c.automatic, c.top, c.manual_logged FROM picked p,
-               LATERAL (SELECT count(*) FILTER (WHERE NOT l.manual)::int AS automatic,
-                               coalesce(max(l.attempt), 0)::int AS top,
-                               coalesce(bool_or(l.manual AND l.attempt = p.last_manual_attempt), false) AS manual_logged
-                          FROM webhook_log l
-                         WHERE l.delivery_id = p.id AND l.created_at >= p.created_at - $8 * interval '1 ms') c),
            taken AS (
              UPDATE webhook_delivery d
                 SET manual_attempts = d.manual_attempts + 1,
-                    last_manual_attempt = greatest(d.last_manual_attempt, c.top) + 1
-               FROM counted c
-              WHERE d.id = c.id AND d.created_at = c.created_at AND d.webhook_id = $1 AND d.created_at >= $2
-                AND c.automatic + d.manual_attempts < $7
-                AND (c.last_manual_attempt = 0 OR c.recover_id <> $6 OR c.manual_logged)
+                    last_manual_attempt = greatest(d.last_manual_attempt, n.top_attempt) + 1
+               FROM next n
+              WHERE d.id = n.id AND d.created_at = n.created_at AND d.webhook_id = $1 AND d.created_at >= $2
+                AND n.automatic_top + d.manual_attempts < $7
+                AND (d.last_manual_attempt = 0 OR n.recover_id <> $6 OR n.manual_top >= d.last_manual_attempt)
              RETURNING d.id, d.created_at, d.last_manual_attempt AS attempt, d.webhook_id, d.event_id, d.event_type,
                        d.subject, d.content_type, d.version, convert_from(d.body, 'UTF8') AS body, d.position),
            marked AS (
@@ -221,10 +211,10 @@ export class RecoverRepository {
                FROM taken t
               WHERE o.delivery_id = t.id AND o.created_at = t.created_at AND o.webhook_id = $1 AND o.created_at >= $2
              RETURNING 1)
-           SELECT p.id, p.created_at::text AS cursor_at, t.attempt, t.webhook_id, t.event_id, t.event_type, t.subject, t.content_type,
-                  t.version, t.body, t.position
-             FROM picked p LEFT JOIN taken t USING (id)
-            ORDER BY p.created_at, p.id`,
+           SELECT n.id, n.created_at::text AS cursor_at, t.attempt, t.webhook_id, t.event_id, t.event_type, t.subject,
+                  t.content_type, t.version, t.body, t.position
+             FROM next n LEFT JOIN taken t USING (id)
+            ORDER BY n.created_at, n.id`,
           [
             recover.webhookId,
             recover.since,
@@ -233,7 +223,6 @@ export class RecoverRepository {
             limit,
             recover.id,
             MAX_ATTEMPTS_PER_DELIVERY,
-            ROW_TIME_SLACK_MS,
           ],
         );
         const taken = rows.flatMap((row) =>

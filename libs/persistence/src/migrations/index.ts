@@ -22,6 +22,7 @@ import { NoticeOutbox1763802500000 } from './1763802500000-notice-outbox.js';
 import { DeliveryWait1763802600000 } from './1763802600000-delivery-wait.js';
 import { RecoverJobs1763802700000 } from './1763802700000-recover-jobs.js';
 import { DeliveryOutcome1763802800000 } from './1763802800000-delivery-outcome.js';
+import { DeliveryOutcomeAttempts1763802900000 } from './1763802900000-delivery-outcome-attempts.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   DeliveryWait1763802600000,
   RecoverJobs1763802700000,
   DeliveryOutcome1763802800000,
+  DeliveryOutcomeAttempts1763802900000,
 ];

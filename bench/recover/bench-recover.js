@@ -367,6 +367,16 @@ try {
     deliveredPerSecond: round(ids.size / elapsed, 0),
     distinctArrived: ids.size,
     repeats: [...ids.values()].reduce((sum, n) => sum + n - 1, 0),
+    // Deliveries with two logged successes: a 2xx the platform had recorded and sent again anyway (must be 0; a
+    // repeat after a kill is an attempt answered and not yet logged when its process died).
+    loggedTwice: (
+      await db.query(
+        `SELECT count(*)::int AS n FROM (
+           SELECT delivery_id FROM delivery.webhook_log WHERE webhook_id = $1 AND manual AND outcome = 'delivered'
+            GROUP BY delivery_id HAVING count(*) > 1) twice`,
+        [hook],
+      )
+    ).rows[0].n,
     killed,
   });
   results.neighbour = {
@@ -425,7 +435,7 @@ try {
   console.log(
     `\nrecover of ${results.recover.count}: counted in ${results.recover.countMs} ms; ${results.recover.state} after ` +
       `${results.recover.seconds} s; ${results.recover.deliveredPerSecond} delivered/s; ${results.recover.repeats} ` +
-      `repeats; neighbour p99 ${results.neighbour.before.p99} → ${results.neighbour.during.p99} ms`,
+      `repeats (${results.recover.loggedTwice} of logged successes); neighbour p99 ${results.neighbour.before.p99} → ${results.neighbour.during.p99} ms`,
   );
   await http.close();
   await apiPool.close();

@@ -208,7 +208,7 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
     await publishWebhookChanged(amqp, { webhookId: hook.id, merchantId });
   }, 60_000);
 
-  it('carries on in another process when the one working on it is killed: the rest arrive, none twice', async () => {
+  it('carries on in another process when the one working on it is killed: the rest arrive, none whose success was logged sent again', async () => {
     dispatchers.push(await start('dispatcher-b'));
     const url = `${receiver.url}/killed`;
     // Slow enough that the kill finds most of them still to send.
@@ -236,6 +236,14 @@ describe('recover as a job (e2e, dispatcher processes)', () => {
     // Only the attempts the killed process had made and not yet logged can be made again (at-least-once): at most
     // what it had in flight, the recover lane's prefetch (128).
     expect(repeats).toBeLessThanOrEqual(128);
+    // And never one whose 2xx had been logged: each delivery has one logged success, however many times it arrived.
+    const { rows: loggedTwice } = await db().query<{ deliveries: number }>(
+      `SELECT count(*)::int AS deliveries FROM (
+         SELECT delivery_id FROM webhook_log WHERE webhook_id = $1 AND manual AND outcome = 'delivered'
+          GROUP BY delivery_id HAVING count(*) > 1) twice`,
+      [hook.id],
+    );
+    expect(loggedTwice[0].deliveries).toBe(0);
     await waitFor(async () => (await recoverRow(id))?.state === 'finished', { timeoutMs: 60_000, what: 'finished' });
     process.stderr.write(`recover after SIGKILL: ${repeats} repeats of 4,000\n`);
   }, 240_000);

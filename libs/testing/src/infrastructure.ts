@@ -142,24 +142,25 @@ export async function provisionTestInfrastructure(): Promise<TestInfrastructure>
     }
   }
 
+  const teardown = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.warn(`teardown: ${error}`));
+  };
   const databaseUrl = withDatabase(serverDatabaseUrl, databaseName);
-  cleanups.push(await createMigratedDatabase(databaseUrl));
-
   let amqpUrl = serverAmqpUrl;
-  if (makeVhost) {
-    const created = await createVhost(serverAmqpUrl, vhost, rabbitmqctl);
-    cleanups.push(created.remove);
-    amqpUrl = created.amqpUrl;
+  try {
+    cleanups.push(await createMigratedDatabase(databaseUrl));
+    if (makeVhost) {
+      const created = await createVhost(serverAmqpUrl, vhost, rabbitmqctl);
+      cleanups.push(created.remove);
+      amqpUrl = created.amqpUrl;
+    }
+  } catch (error) {
+    // A failed setup gets no global teardown: leave no database (or container) behind.
+    await teardown();
+    throw error;
   }
 
-  return {
-    databaseUrl,
-    amqpUrl,
-    rabbitmqctl,
-    teardown: async () => {
-      for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.warn(`teardown: ${error}`));
-    },
-  };
+  return { databaseUrl, amqpUrl, rabbitmqctl, teardown };
 }
 
 /** A spec's own database and vhost (see provisionOwnInfrastructure). */

@@ -11,8 +11,13 @@ export class AmqpTap<T = unknown> {
 
   private constructor(private readonly connection: amqplib.ChannelModel) {}
 
-  static async bind<T = unknown>(exchange: string, routingKey = ''): Promise<AmqpTap<T>> {
-    const connection = await amqplib.connect(testEnv().amqpUrl);
+  /** `amqpUrl`: the broker and vhost to tap, the run's by default (a spec's own, see provisionOwnInfrastructure). */
+  static async bind<T = unknown>(
+    exchange: string,
+    routingKey = '',
+    amqpUrl: string = testEnv().amqpUrl,
+  ): Promise<AmqpTap<T>> {
+    const connection = await amqplib.connect(amqpUrl);
     const tap = new AmqpTap<T>(connection);
     const channel = await connection.createChannel();
     await channel.checkExchange(exchange);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dropDatabase, ensureDatabase, migrate } from '#persistence';
-import { rabbitmqctl as localRabbitmqctl } from './test-env.js';
+import { rabbitmqctl as localRabbitmqctl, testEnv } from './test-env.js';
 
 /**
  * Where a test run's PostgreSQL and RabbitMQ come from, in order:
@@ -53,6 +53,42 @@ function withVhost(url: string, vhost: string): string {
   return parsed.toString();
 }
 
+/** Creates the database named in `url` and migrates it; returns what drops it. */
+export async function createMigratedDatabase(url: string): Promise<() => Promise<void>> {
+  await ensureDatabase(url);
+  const drop = () => dropDatabase(url);
+  try {
+    await migrate(url);
+  } catch (error) {
+    await drop().catch(() => undefined);
+    throw error;
+  }
+  return drop;
+}
+
+/**
+ * Creates `vhost` on the broker of `serverAmqpUrl` (its login gets every permission there); returns the URL of the
+ * new vhost and what deletes it (with every queue, exchange and message in it).
+ */
+export async function createVhost(
+  serverAmqpUrl: string,
+  vhost: string,
+  rabbitmqctl: (...args: string[]) => Promise<string> = localRabbitmqctl,
+): Promise<{ amqpUrl: string; remove: () => Promise<void> }> {
+  const user = decodeURIComponent(new URL(serverAmqpUrl).username || 'guest');
+  await rabbitmqctl('add_vhost', vhost);
+  const remove = async () => {
+    await rabbitmqctl('delete_vhost', vhost);
+  };
+  try {
+    await rabbitmqctl('set_permissions', '-p', vhost, user, '.*', '.*', '.*');
+  } catch (error) {
+    await remove().catch(() => undefined);
+    throw error;
+  }
+  return { amqpUrl: withVhost(serverAmqpUrl, vhost), remove };
+}
+
 function dockerAvailable(): boolean {
   return existsSync('/var/run/docker.sock') || Boolean(process.env.DOCKER_HOST);
 }
@@ -66,11 +102,11 @@ export async function provisionTestInfrastructure(): Promise<TestInfrastructure>
   let serverDatabaseUrl = process.env.TEST_DATABASE_URL?.trim();
   let serverAmqpUrl = process.env.TEST_AMQP_URL?.trim();
   let rabbitmqctl: (...args: string[]) => Promise<string> = localRabbitmqctl;
-  let createVhost = true;
+  let makeVhost = true;
 
   if (serverAmqpUrl) {
     // A given broker is used with the vhost in its URL unless rabbitmqctl can reach it to make our own.
-    createVhost = process.env.TEST_AMQP_CREATE_VHOST === 'true';
+    makeVhost = process.env.TEST_AMQP_CREATE_VHOST === 'true';
   }
 
   if (!serverDatabaseUrl || !serverAmqpUrl) {
@@ -106,26 +142,63 @@ export async function provisionTestInfrastructure(): Promise<TestInfrastructure>
     }
   }
 
+  const teardown = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.warn(`teardown: ${error}`));
+  };
   const databaseUrl = withDatabase(serverDatabaseUrl, databaseName);
-  await ensureDatabase(databaseUrl);
-  cleanups.push(() => dropDatabase(databaseUrl));
-  await migrate(databaseUrl);
-
   let amqpUrl = serverAmqpUrl;
-  if (createVhost) {
-    const user = decodeURIComponent(new URL(serverAmqpUrl).username || 'guest');
-    await rabbitmqctl('add_vhost', vhost);
-    await rabbitmqctl('set_permissions', '-p', vhost, user, '.*', '.*', '.*');
-    cleanups.push(() => rabbitmqctl('delete_vhost', vhost));
-    amqpUrl = withVhost(serverAmqpUrl, vhost);
+  try {
+    cleanups.push(await createMigratedDatabase(databaseUrl));
+    if (makeVhost) {
+      const created = await createVhost(serverAmqpUrl, vhost, rabbitmqctl);
+      cleanups.push(created.remove);
+      amqpUrl = created.amqpUrl;
+    }
+  } catch (error) {
+    // A failed setup gets no global teardown: leave no database (or container) behind.
+    await teardown();
+    throw error;
   }
 
+  return { databaseUrl, amqpUrl, rabbitmqctl, teardown };
+}
+
+/** A spec's own database and vhost (see provisionOwnInfrastructure). */
+export interface OwnInfrastructure {
+  databaseUrl: string;
+  amqpUrl: string;
+  /** Drops the database and deletes the vhost: close every connection, pool and client of them first. */
+  teardown: () => Promise<void>;
+}
+
+/**
+ * A migrated database and a RabbitMQ vhost of a spec's own, on the servers of the run's (named after them and
+ * `name`), for a spec that leaves what other suites must not see: messages on the topology's queues (which a later
+ * suite's dispatcher would consume), webhooks, deliveries, recovers or schedule rows that other suites' jobs would
+ * pick up. Everything in them goes with `teardown()`, in the spec's afterAll. The vhost is made with the local
+ * rabbitmqctl, as the run's is (see provisionTestInfrastructure).
+ */
+export async function provisionOwnInfrastructure(name: string): Promise<OwnInfrastructure> {
+  const run = testEnv();
+  const suffix = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '_')}_${randomBytes(2).toString('hex')}`;
+  const runDatabase = decodeURIComponent(new URL(run.databaseUrl).pathname.slice(1));
+  const databaseUrl = withDatabase(run.databaseUrl, `${runDatabase}_${suffix}`.slice(-63));
+  const runVhost = decodeURIComponent(new URL(run.amqpUrl).pathname.slice(1)) || 'test';
+  const dropDatabase = await createMigratedDatabase(databaseUrl);
+  let vhost: Awaited<ReturnType<typeof createVhost>>;
+  try {
+    vhost = await createVhost(run.amqpUrl, `${runVhost}-${suffix}`);
+  } catch (error) {
+    await dropDatabase().catch(() => undefined);
+    throw error;
+  }
   return {
     databaseUrl,
-    amqpUrl,
-    rabbitmqctl,
+    amqpUrl: vhost.amqpUrl,
     teardown: async () => {
-      for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.warn(`teardown: ${error}`));
+      const results = await Promise.allSettled([vhost.remove(), dropDatabase()]);
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
     },
   };
 }

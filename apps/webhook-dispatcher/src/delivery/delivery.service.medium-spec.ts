@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import { generateWebhookSecret } from '#domain';
+import { AmqpClient, type DeliveryMessage, type DeliverySnapshot } from '#messaging';
+import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
+import { PlatformMetrics } from '#platform';
+import {
+  appTestEnv,
+  insertDelivery,
+  insertMerchant,
+  insertWebhook,
+  type OwnInfrastructure,
+  provisionOwnInfrastructure,
+  waitFor,
+} from '#testing';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { DatabaseRetry } from '../common/database-retry.js';
+import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
+import { RecoverStates } from '../recover/recover-state.cache.js';
+import { RecoverRepository } from '../recover/recover.repository.js';
+import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
+import type { SigningWebhook, WebhookCache } from '../webhook/webhook.cache.js';
+import { DeliveryAttempt } from './delivery.attempt.js';
+import { DeliveryGate } from './delivery.gate.js';
+import { DeliveryLogWriter } from './delivery-log.writer.js';
+import { DeliveryPublisher } from './delivery.publisher.js';
+import { DeliveryService } from './delivery.service.js';
+import { DeliveryWaitRepository } from './delivery-wait.repository.js';
+import { HttpSender } from './http.sender.js';
+import { SupersededRepository } from './superseded.repository.js';
+import { WebhookRateLimiter } from './webhook-rate.limiter.js';
+
+interface Received {
+  path: string;
+  body: string;
+  headers: IncomingMessage['headers'];
+}
+
+/**
+ * A delivery message taken to its attempt, with the dispatcher's real delivery collaborators on a real database and
+ * broker, POSTing to a tiny real HTTP receiver: the attempt is made and logged; a redelivered message whose attempt is
+ * logged, a delivery that no longer exists and a deleted webhook's are dropped without a request; an attempt that
+ * runs long hands its message over and finishes detached. The webhooks' settings come from a map (the cache of
+ * webhook-config's table is not what is tested here).
+ * On a database and vhost of its own (provisionOwnInfrastructure): the messages it hands over stay off the run's
+ * queues.
+ */
+describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
+  let own: OwnInfrastructure;
+  let admin: pg.Pool;
+  const settings = new Map<string, SigningWebhook>();
+  const cache = { forDelivery: async (id: string) => settings.get(id) } as unknown as WebhookCache;
+  const received: Received[] = [];
+  /** How the receiver answers a path: status, after how long (ms). */
+  const answers = new Map<string, { status: number; delayMs: number }>();
+  let receiver: Server;
+  let baseUrl: string;
+  let db: DataSource;
+  let amqp: AmqpClient;
+  let log: DeliveryLogWriter;
+  let service: DeliveryService;
+  let merchantId: string;
+
+  beforeAll(async () => {
+    own = await provisionOwnInfrastructure('delivery-service');
+    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
+    receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const path = request.url ?? '/';
+        received.push({ path, body: Buffer.concat(chunks).toString(), headers: request.headers });
+        const { status, delayMs } = answers.get(path) ?? { status: 200, delayMs: 0 };
+        setTimeout(() => response.writeHead(status).end('ok'), delayMs);
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+    const config = loadWebhookDispatcherConfig(appTestEnv({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }));
+    db = await new DataSource(
+      dataSourceOptions({ url: own.databaseUrl, poolSize: 6, ...WEBHOOK_DISPATCHER_DATABASE }),
+    ).initialize();
+    amqp = new AmqpClient({ url: own.amqpUrl, name: 'delivery-service-spec', topology: config.topology });
+    await amqp.waitForConnect();
+    const retry = new DatabaseRetry();
+    const metrics = new DispatcherMetrics(new PlatformMetrics());
+    // Health reports are not what this suite is about: nobody is told.
+    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    const waits = new DeliveryWaitRepository(db, retry);
+    const publisher = new DeliveryPublisher(amqp, config);
+    const gate = new DeliveryGate(
+      log,
+      waits,
+      metrics,
+      new WebhookRateLimiter(db, retry),
+      new SupersededRepository(db, retry),
+      new RecoverStates(new RecoverRepository(db, retry)),
+      cache,
+    );
+    service = new DeliveryService(
+      config,
+      cache,
+      new DeliveryRepository(db, retry),
+      new DeliveryAttempt(config, new HttpSender(config), log, publisher, waits, metrics),
+      gate,
+      log,
+      publisher,
+      metrics,
+    );
+    merchantId = await insertMerchant(admin);
+  });
+  afterAll(async () => {
+    await service?.settleDetached(5_000);
+    await log?.onApplicationShutdown();
+    await amqp?.close();
+    await db?.destroy();
+    await admin?.end();
+    await own?.teardown();
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+
+  /** A webhook posting to `path` on the receiver, and a recorded delivery of it with its message. */
+  async function delivery(path: string, retryOnError = false) {
+    const url = `${baseUrl}${path}`;
+    const webhookId = await insertWebhook(admin, { merchantId, url, retryOnError });
+    settings.set(webhookId, {
+      id: webhookId,
+      merchantId,
+      integrationId: null,
+      url,
+      contentType: 'json',
+      version: '2026-08-20',
+      retryOnError,
+      events: ['transaction'],
+      enabled: true,
+      enabledAt: null,
+      maxPerSecond: null,
+      skipSupersededRepeats: true,
+      secrets: [{ secret: generateWebhookSecret(), expiresAt: null }],
+    });
+    const body = JSON.stringify({ transaction: { uuid: randomUUID() } });
+    const deliveryId = await insertDelivery(admin, { webhookId, merchantId, url, body });
+    const snapshot: DeliverySnapshot = {
+      webhookId,
+      eventId: randomUUIDv7(),
+      eventType: 'transaction',
+      subject: { psp: 'Payrexx Direct', type: 'e-commerce', uuid: randomUUID() },
+      contentType: 'json',
+      version: '2026-08-20',
+      body,
+      occurredAt: new Date().toISOString(),
+    };
+    const message: DeliveryMessage = { v: 1, deliveryId, snapshot };
+    return { webhookId, message, body };
+  }
+  const logOf = async (deliveryId: string) =>
+    (
+      await admin.query<{ attempt: number; outcome: string; status: number | null }>(
+        `SELECT attempt, outcome, status FROM webhook_log WHERE delivery_id = $1 ORDER BY attempt`,
+        [deliveryId],
+      )
+    ).rows;
+  const requestsTo = (path: string) => received.filter((r) => r.path === path);
+
+  it('makes the attempt: one signed POST of the body, logged delivered', async () => {
+    const path = `/ok-${randomUUID()}`;
+    const { message, body } = await delivery(path);
+    expect(await service.attempt(message, 1)).toBe('attempted');
+    expect(requestsTo(path)).toHaveLength(1);
+    expect(requestsTo(path)[0].body).toBe(body);
+    expect(Object.keys(requestsTo(path)[0].headers).some((name) => /signature/i.test(name))).toBe(true);
+    expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'delivered', status: 200 }]);
+  });
+
+  it('logs a failed answer as failed', async () => {
+    const path = `/fail-${randomUUID()}`;
+    answers.set(path, { status: 500, delayMs: 0 });
+    const { message } = await delivery(path);
+    expect(await service.attempt(message, 1)).toBe('attempted');
+    expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'failed', status: 500 }]);
+  });
+
+  it('drops a redelivered message whose attempt is logged, without a second request', async () => {
+    const path = `/again-${randomUUID()}`;
+    const { message } = await delivery(path);
+    expect(await service.attempt(message, 1)).toBe('attempted');
+    expect(await service.attempt(message, 1, 'normal', 'redelivered')).toBe('dropped');
+    expect(await service.attempt(message, 1, 'normal', 'guard')).toBe('dropped');
+    expect(requestsTo(path)).toHaveLength(1);
+    // A redelivered message whose attempt was never logged is attempted.
+    const other = await delivery(path);
+    expect(await service.attempt(other.message, 1, 'normal', 'redelivered')).toBe('attempted');
+    expect(requestsTo(path)).toHaveLength(2);
+  });
+
+  it("drops, without a request, a resend of a delivery that no longer exists and a deleted webhook's delivery", async () => {
+    const path = `/gone-${randomUUID()}`;
+    const missing: DeliveryMessage = { v: 1, deliveryId: randomUUIDv7(), manual: true };
+    expect(await service.attempt(missing, 2)).toBe('dropped');
+    const { webhookId, message } = await delivery(path);
+    settings.delete(webhookId);
+    expect(await service.attempt(message, 1)).toBe('dropped');
+    expect(requestsTo(path)).toHaveLength(0);
+    expect(await logOf(message.deliveryId)).toEqual([]);
+  });
+
+  it('hands the message over when its attempt runs past a second, and logs the attempt when it ends', async () => {
+    const path = `/slow-${randomUUID()}`;
+    answers.set(path, { status: 200, delayMs: 1_600 });
+    const { message } = await delivery(path);
+    expect(await service.attempt(message, 1)).toBe('handed-over');
+    expect(service.detachedCount).toBeGreaterThanOrEqual(1);
+    await waitFor(async () => (await logOf(message.deliveryId)).length > 0, { timeoutMs: 10_000 });
+    expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'delivered', status: 200 }]);
+    // Its stand-in, back from the guard queue, finds it logged.
+    expect(await service.attempt(message, 1, 'normal', 'guard')).toBe('dropped');
+    expect(requestsTo(path)).toHaveLength(1);
+  });
+});

@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { API_VERSIONS, LATEST_API_VERSION, THREE_D_SECURE_SINCE_API_VERSION } from '#domain';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
 import { TRANSACTION_API_PROBLEMS } from './app.problems.js';
@@ -8,6 +9,8 @@ import type { TransactionApiConfig } from './config/transaction-api.config.js';
 /** Largest accepted request body: a transaction is well under 2 KiB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+// The versions, from #domain (the description's lines break where they did when it named them).
+const [OLDEST, LATEST, WITH_3DS] = [API_VERSIONS[0], LATEST_API_VERSION, THREE_D_SECURE_SINCE_API_VERSION];
 const DESCRIPTION = `
 Merchant read API (\`/v{version}/…\`, API key) and the platform's internal API (\`/internal/…\`, platform token).
 
@@ -15,9 +18,9 @@ Merchant read API (\`/v{version}/…\`, API key) and the platform's internal API
 transaction of its merchant and nothing of any other (another merchant's uuid answers 404 like an unknown one).
 Platform API: \`Authorization: Bearer $PLATFORM_TOKEN\`. Missing or wrong credentials answer 401.
 
-**Versions.** \`version\` is 1.0 … 1.17. Before 1.17 the transaction object has no \`3dsecure\` key; from 1.17 it
-always has it (an object or null). Nothing else differs. Any other version answers 404. This document lists 1.17
-under paths of its own (\`/v1.17/…\`), so that a client generated from it types those objects with \`3dsecure\`.
+**Versions.** \`version\` is ${OLDEST} … ${LATEST}. Before ${WITH_3DS} the transaction object has no \`3dsecure\` key; from ${WITH_3DS} it
+always has it (an object or null). Nothing else differs. Any other version answers 404. This document lists ${LATEST}
+under paths of its own (\`/v${LATEST}/…\`), so that a client generated from it types those objects with \`3dsecure\`.
 
 **Errors.** Every error is an RFC 9457 \`application/problem+json\` body \`{type, title, status, detail, errors?}\`;
 \`errors\` lists \`{field, message}\` for each invalid field. Bad input (malformed JSON, a wrong type, an unknown
@@ -59,7 +62,7 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
     openApi: {
       title: 'transaction-api',
       description: DESCRIPTION,
-      version: '1.17',
+      version: LATEST_API_VERSION,
       configure: (builder) =>
         builder
           // bearerFormat: Nest's default says JWT; neither credential is one.
@@ -75,7 +78,7 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
             { type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'PLATFORM_TOKEN' },
             'platform',
           ),
-      // A 1.17 object would otherwise also match the 1.0–1.16 schema of the same `oneOf`.
+      // A latest-version object would otherwise also match the older versions' schema of the same `oneOf`.
       closedSchemas: ['TransactionV1Doc', 'TransactionV117Doc', 'ThreeDSecureDoc'],
       webhooks: webhooksDoc(),
     },

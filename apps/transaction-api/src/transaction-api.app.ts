@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { API_VERSIONS, LATEST_API_VERSION, THREE_D_SECURE_SINCE_API_VERSION } from '#domain';
+import { API_VERSIONS, LATEST_API_VERSION, LATEST_WEBHOOK_VERSION, THREE_D_SECURE_SINCE_API_VERSION } from '#domain';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
 import { TRANSACTION_API_PROBLEMS } from './app.problems.js';
@@ -44,7 +44,7 @@ answered 429 too (for at most a second) before its keys are looked up.
 subscription.renewed, subscription.payment_failed, subscription.cancelled, subscription.ended, payout.created.
 
 **Webhooks.** What merchants' webhooks receive is under \`webhooks\`: one entry per event type and payload version
-(\`transaction-2026-08-20\`, …) with the payload's JSON Schema and an example, as JSON and as PHP-Post, and the
+(\`transaction-${LATEST_WEBHOOK_VERSION}\`, …) with the payload's JSON Schema and an example, as JSON and as PHP-Post, and the
 signature headers.
 `.trim();
 

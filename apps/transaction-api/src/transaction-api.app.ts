@@ -1,5 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { API_VERSIONS, LATEST_API_VERSION, LATEST_WEBHOOK_VERSION, THREE_D_SECURE_SINCE_API_VERSION } from '#domain';
+import {
+  API_VERSIONS,
+  LATEST_API_VERSION,
+  LATEST_WEBHOOK_VERSION,
+  PLATFORM_EVENT_TYPES,
+  THREE_D_SECURE_SINCE_API_VERSION,
+} from '#domain';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
 import { TRANSACTION_API_PROBLEMS } from './app.problems.js';
@@ -9,7 +15,7 @@ import type { TransactionApiConfig } from './config/transaction-api.config.js';
 /** Largest accepted request body: a transaction is well under 2 KiB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-// The versions, from #domain (the description's lines break where they did when it named them).
+// The versions and event types, from #domain (the lines break where they did when it named the versions).
 const [OLDEST, LATEST, WITH_3DS] = [API_VERSIONS[0], LATEST_API_VERSION, THREE_D_SECURE_SINCE_API_VERSION];
 const DESCRIPTION = `
 Merchant read API (\`/v{version}/…\`, API key) and the platform's internal API (\`/internal/…\`, platform token).
@@ -40,8 +46,7 @@ sliding one-second window and summed over every instance of the service; more an
 answered 429 too (for at most a second) before its keys are looked up.
 
 **Events.** Every change is published to the \`payments.events\` exchange through a transactional outbox
-(routing key = event type): transaction.created, transaction.status_changed, subscription.created,
-subscription.renewed, subscription.payment_failed, subscription.cancelled, subscription.ended, payout.created.
+(routing key = event type): ${PLATFORM_EVENT_TYPES.join(', ')}.
 
 **Webhooks.** What merchants' webhooks receive is under \`webhooks\`: one entry per event type and payload version
 (\`transaction-${LATEST_WEBHOOK_VERSION}\`, …) with the payload's JSON Schema and an example, as JSON and as PHP-Post, and the

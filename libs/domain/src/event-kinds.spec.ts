@@ -3,6 +3,7 @@ import { API_VERSIONS, LATEST_API_VERSION, THREE_D_SECURE_SINCE_API_VERSION } fr
 import {
   EVENT_KIND_OPTIONS,
   EVENT_KINDS,
+  EVENT_KINDS_WITHOUT_INTEGRATION,
   PLATFORM_EVENT_TYPES,
   SUPERSEDING_EVENT_KINDS,
   eventKindOf,
@@ -34,6 +35,10 @@ describe('event kinds (one definition, event-kinds.ts)', () => {
 
   it('say which kinds supersede repeats (CONTRACT §5): transactions and subscriptions, not payouts', () => {
     expect(SUPERSEDING_EVENT_KINDS).toStrictEqual(['transaction', 'subscription']);
+  });
+
+  it('say which kinds belong to no integration: payouts', () => {
+    expect(EVENT_KINDS_WITHOUT_INTEGRATION).toStrictEqual(['payout']);
   });
 
   it('carry their UI wording, one option per kind in order', () => {

@@ -4,6 +4,8 @@
  * - `types`: its event types, published on `payments.events` as `<kind>.<type>` (the routing key);
  * - `superseding`: whether a later event of a subject supersedes the pending repeats of its earlier ones (CONTRACT §5;
  *   a payout has a single event);
+ * - `ofIntegration`: whether its events can belong to an integration (payouts belong to none, so a webhook linked to
+ *   an integration that selects only such kinds could never fire, and is refused);
  * - `label`, `hint`: its wording in the backend UI, which gets it from `GET /api/webhook-options`.
  *
  * Everything else takes the kinds from here: the webhook `events` setting ({@link WEBHOOK_EVENT_TYPES}), the
@@ -16,6 +18,7 @@ import { SUBSCRIPTION_EVENTS } from './record.shapes.js';
 interface EventKindDefinition {
   readonly types: readonly string[];
   readonly superseding: boolean;
+  readonly ofIntegration: boolean;
   readonly label: string;
   readonly hint: string;
 }
@@ -24,18 +27,21 @@ const DEFINITIONS = {
   transaction: {
     types: ['created', 'status_changed'],
     superseding: true,
+    ofIntegration: true,
     label: 'Transactions',
     hint: 'New payments and every status change (confirmed, refunded, …).',
   },
   subscription: {
     types: ['created', ...SUBSCRIPTION_EVENTS],
     superseding: true,
+    ofIntegration: true,
     label: 'Subscriptions',
     hint: 'Renewals, failed payments, cancellations and endings.',
   },
   payout: {
     types: ['created'],
     superseding: false,
+    ofIntegration: false,
     label: 'Payouts',
     hint: 'Money paid out to your bank account. Payouts belong to no integration.',
   },
@@ -60,6 +66,11 @@ export const PLATFORM_EVENT_TYPES: readonly PlatformEventType[] = Object.freeze(
 /** The kinds whose later events supersede the pending repeats of a subject's earlier ones (CONTRACT §5). */
 export const SUPERSEDING_EVENT_KINDS: readonly EventKind[] = Object.freeze(
   EVENT_KINDS.filter((kind) => DEFINITIONS[kind].superseding),
+);
+
+/** The kinds whose events belong to no integration (payouts). */
+export const EVENT_KINDS_WITHOUT_INTEGRATION: readonly EventKind[] = Object.freeze(
+  EVENT_KINDS.filter((kind) => !DEFINITIONS[kind].ofIntegration),
 );
 
 /** A kind of event as the backend UI offers it. */

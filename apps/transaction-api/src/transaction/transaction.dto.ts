@@ -338,7 +338,7 @@ export class TransactionPageV117Doc {
 }
 
 /**
- * The versions of the `{version}` path parameter. The latest has paths of its own (`/v1.17/…`,
+ * The versions of the `{version}` path parameter. The latest has paths of its own (`/v<LATEST_API_VERSION>/…`,
  * TransactionLatestController), so that a client generated from the OpenAPI document knows its shape by the path.
  */
 export const PATH_PARAMETER_API_VERSIONS = API_VERSIONS.filter((version) => version !== LATEST_API_VERSION);

@@ -1,4 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  API_VERSIONS,
+  LATEST_API_VERSION,
+  LATEST_WEBHOOK_VERSION,
+  PLATFORM_EVENT_TYPES,
+  THREE_D_SECURE_SINCE_API_VERSION,
+} from '#domain';
 import { createHttpApp } from '#platform';
 import { AppModule } from './app.module.js';
 import { TRANSACTION_API_PROBLEMS } from './app.problems.js';
@@ -8,6 +15,8 @@ import type { TransactionApiConfig } from './config/transaction-api.config.js';
 /** Largest accepted request body: a transaction is well under 2 KiB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+// The versions and event types, from #domain (the lines break where they did when it named the versions).
+const [OLDEST, LATEST, WITH_3DS] = [API_VERSIONS[0], LATEST_API_VERSION, THREE_D_SECURE_SINCE_API_VERSION];
 const DESCRIPTION = `
 Merchant read API (\`/v{version}/…\`, API key) and the platform's internal API (\`/internal/…\`, platform token).
 
@@ -15,9 +24,9 @@ Merchant read API (\`/v{version}/…\`, API key) and the platform's internal API
 transaction of its merchant and nothing of any other (another merchant's uuid answers 404 like an unknown one).
 Platform API: \`Authorization: Bearer $PLATFORM_TOKEN\`. Missing or wrong credentials answer 401.
 
-**Versions.** \`version\` is 1.0 … 1.17. Before 1.17 the transaction object has no \`3dsecure\` key; from 1.17 it
-always has it (an object or null). Nothing else differs. Any other version answers 404. This document lists 1.17
-under paths of its own (\`/v1.17/…\`), so that a client generated from it types those objects with \`3dsecure\`.
+**Versions.** \`version\` is ${OLDEST} … ${LATEST}. Before ${WITH_3DS} the transaction object has no \`3dsecure\` key; from ${WITH_3DS} it
+always has it (an object or null). Nothing else differs. Any other version answers 404. This document lists ${LATEST}
+under paths of its own (\`/v${LATEST}/…\`), so that a client generated from it types those objects with \`3dsecure\`.
 
 **Errors.** Every error is an RFC 9457 \`application/problem+json\` body \`{type, title, status, detail, errors?}\`;
 \`errors\` lists \`{field, message}\` for each invalid field. Bad input (malformed JSON, a wrong type, an unknown
@@ -37,11 +46,10 @@ sliding one-second window and summed over every instance of the service; more an
 answered 429 too (for at most a second) before its keys are looked up.
 
 **Events.** Every change is published to the \`payments.events\` exchange through a transactional outbox
-(routing key = event type): transaction.created, transaction.status_changed, subscription.created,
-subscription.renewed, subscription.payment_failed, subscription.cancelled, subscription.ended, payout.created.
+(routing key = event type): ${PLATFORM_EVENT_TYPES.join(', ')}.
 
 **Webhooks.** What merchants' webhooks receive is under \`webhooks\`: one entry per event type and payload version
-(\`transaction-2026-08-20\`, …) with the payload's JSON Schema and an example, as JSON and as PHP-Post, and the
+(\`transaction-${LATEST_WEBHOOK_VERSION}\`, …) with the payload's JSON Schema and an example, as JSON and as PHP-Post, and the
 signature headers.
 `.trim();
 
@@ -59,7 +67,7 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
     openApi: {
       title: 'transaction-api',
       description: DESCRIPTION,
-      version: '1.17',
+      version: LATEST_API_VERSION,
       configure: (builder) =>
         builder
           // bearerFormat: Nest's default says JWT; neither credential is one.
@@ -75,7 +83,7 @@ export async function createTransactionApiApp(config: TransactionApiConfig): Pro
             { type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'PLATFORM_TOKEN' },
             'platform',
           ),
-      // A 1.17 object would otherwise also match the 1.0–1.16 schema of the same `oneOf`.
+      // A latest-version object would otherwise also match the older versions' schema of the same `oneOf`.
       closedSchemas: ['TransactionV1Doc', 'TransactionV117Doc', 'ThreeDSecureDoc'],
       webhooks: webhooksDoc(),
     },

@@ -21,6 +21,7 @@ interface Schema {
 }
 interface OpenApi {
   openapi: string;
+  info: { version: string; description: string };
   paths: Record<
     string,
     Record<
@@ -87,6 +88,9 @@ describe('OpenAPI (e2e over HTTP)', () => {
   });
 
   it('lists every API version: the latest with paths of its own, the others for the version parameter', () => {
+    // The document's version and its text take the newest from #domain (issue #33).
+    expect(doc.info.version).toBe(LATEST_API_VERSION);
+    expect(doc.info.description).toContain(`is ${API_VERSIONS[0]} … ${LATEST_API_VERSION}.`);
     for (const path of ['/v{version}/transactions', '/v{version}/transactions/{uuid}']) {
       const version = doc.paths[path].get.parameters?.find((p) => p.name === 'version');
       expect([...(version?.schema?.enum ?? []), LATEST_API_VERSION]).toEqual([...API_VERSIONS]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { EVENT_KIND_OPTIONS, EVENT_KINDS, WEBHOOK_VERSIONS } from '#domain';
 import { lintOpenApi } from '#testing';
 import {
   call,
@@ -39,6 +40,34 @@ describe('OpenAPI (e2e over HTTP)', () => {
     expect(doc.openapi).toBe('3.1.0');
     // The findings themselves are the failure message: rule, place and text of each.
     expect(await lintOpenApi(doc)).toEqual([]);
+  });
+
+  it('enumerates the kinds of event and the payload versions of #domain wherever it lists them (issue #33)', () => {
+    /** Every `enum` of the document, with where it is. */
+    const enums: [string, unknown[]][] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${at}/${i}`));
+      else if (typeof node === 'object' && node !== null) {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === 'enum' && Array.isArray(value)) enums.push([at, value]);
+          else walk(value, `${at}/${key}`);
+        }
+      }
+    };
+    walk(doc, '');
+    const naming = (values: readonly unknown[]) => enums.filter(([, list]) => list.some((v) => values.includes(v)));
+    // Webhook settings, their answers, the options, the log filter: more than one place, each the whole list.
+    expect(naming(EVENT_KINDS).length).toBeGreaterThanOrEqual(5);
+    for (const [at, list] of naming(EVENT_KINDS)) expect([at, list]).toEqual([at, [...EVENT_KINDS]]);
+    expect(naming(WEBHOOK_VERSIONS).length).toBeGreaterThanOrEqual(4);
+    for (const [at, list] of naming(WEBHOOK_VERSIONS)) expect([at, list]).toEqual([at, [...WEBHOOK_VERSIONS]]);
+  });
+
+  it('gives the UI the kinds of event with their wording from #domain (GET /api/webhook-options)', async () => {
+    const client = await newMerchantSession(running);
+    const options = (await client.get('/api/webhook-options')).body as { eventTypes: unknown; events: unknown };
+    expect(options.eventTypes).toEqual([...EVENT_KINDS]);
+    expect(options.events).toEqual(EVENT_KIND_OPTIONS.map((option) => ({ ...option })));
   });
 
   it('asks each route for what its guard checks: cookie, cookie + CSRF header, platform token, or nothing', () => {

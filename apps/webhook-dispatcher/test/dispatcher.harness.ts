@@ -4,10 +4,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   encodeJson,
+  EVENT_KINDS,
   generateWebhookSecret,
+  LATEST_WEBHOOK_VERSION,
   renderWebhookPayload,
+  type EventKind,
   type PayloadObject,
   type TransactionRecord,
+  type WebhookVersion,
 } from '#domain';
 import { AmqpClient, EXCHANGES, publishWebhookChanged, type PlatformEvent } from '#messaging';
 import type { WebhookLogRequest } from '#persistence';
@@ -71,8 +75,8 @@ export interface WebhookSpec {
   url: string;
   retryOnError?: boolean;
   contentType?: 'json' | 'php-post';
-  version?: '2025-01-15' | '2026-08-20';
-  events?: Array<'transaction' | 'subscription' | 'payout'>;
+  version?: WebhookVersion;
+  events?: EventKind[];
   integrationId?: string | null;
   /** Extra, older secrets still valid (rotation), newest first after the current one. */
   rotatedSecrets?: string[];
@@ -120,7 +124,7 @@ export async function moveWebhook(id: string, url: string): Promise<void> {
 export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; secret: string; secrets: string[] }> {
   const id = spec.id ?? randomUUID();
   const secret = generateWebhookSecret();
-  const settings = { version: spec.version ?? '2026-08-20', contentType: spec.contentType ?? 'json' };
+  const settings = { version: spec.version ?? LATEST_WEBHOOK_VERSION, contentType: spec.contentType ?? 'json' };
   settingsOf.set(id, settings);
   serve(spec.url, settings);
   await db().query(
@@ -135,7 +139,7 @@ export async function createWebhook(spec: WebhookSpec): Promise<{ id: string; se
       settings.contentType,
       settings.version,
       spec.retryOnError ?? false,
-      spec.events ?? ['transaction', 'subscription', 'payout'],
+      spec.events ?? [...EVENT_KINDS],
       spec.enabled ?? true,
       spec.maxPerSecond ?? null,
       spec.skipSupersededRepeats ?? true,
@@ -203,7 +207,9 @@ export { transactionEvent } from '#testing';
 /** The JSON body the fan-out renders for a transaction event (for deliveries a test records itself). */
 export function renderedBody(event: PlatformEvent): string {
   const transaction = event.data as unknown as TransactionRecord;
-  return encodeJson(renderWebhookPayload('2026-08-20', { type: 'transaction', transaction }) as PayloadObject);
+  return encodeJson(
+    renderWebhookPayload(LATEST_WEBHOOK_VERSION, { type: 'transaction', transaction }) as PayloadObject,
+  );
 }
 
 export async function publishEvents(amqp: AmqpClient, events: PlatformEvent[]): Promise<void> {

@@ -1,11 +1,14 @@
 /**
- * Versions of the merchant read API (`/v1.0` … `/v1.17`) and the registry of transaction renderers.
+ * Versions of the merchant read API (`/v1.0` … the newest) and the registry of transaction renderers.
  *
- * Adding a version: append it to {@link API_VERSIONS} and add one entry to {@link TRANSACTION_RENDERERS}. Never edit
- * an existing entry — merchants pinned to an old version must keep receiving exactly the same objects.
+ * Adding a version: append it to {@link API_VERSIONS} and add one entry to {@link TRANSACTION_RENDERERS}; everything
+ * that names the newest version (the `/v<newest>/…` paths, the OpenAPI document's version, the 404's text) takes
+ * {@link LATEST_API_VERSION} (docs/guides.md). Never edit an existing entry — merchants pinned to an old version must
+ * keep receiving exactly the same objects.
  */
 import type { TransactionRecord } from './record.shapes.js';
 import { renderTransactionBase, renderTransactionWithThreeDSecure } from './transaction.renderer.js';
+import { newest } from './newest.js';
 
 /** Every API version, oldest first. */
 export const API_VERSIONS = [
@@ -32,8 +35,8 @@ export const API_VERSIONS = [
 /** An API version, e.g. `1.17`. */
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
-/** The newest API version. */
-export const LATEST_API_VERSION = '1.17' satisfies ApiVersion;
+/** The newest API version: the last of {@link API_VERSIONS}, named nowhere else. */
+export const LATEST_API_VERSION = newest(API_VERSIONS);
 
 const apiVersions: ReadonlySet<string> = new Set(API_VERSIONS);
 
@@ -63,6 +66,11 @@ export const TRANSACTION_RENDERERS = Object.freeze({
   '1.16': renderTransactionBase,
   '1.17': renderTransactionWithThreeDSecure,
 }) satisfies { readonly [V in ApiVersion]: (record: TransactionRecord) => object };
+
+/** The first API version whose transaction object has `3dsecure` (always, an object or null). */
+export const THREE_D_SECURE_SINCE_API_VERSION: ApiVersion = API_VERSIONS.find(
+  (version) => TRANSACTION_RENDERERS[version] === renderTransactionWithThreeDSecure,
+)!;
 
 /** The public transaction object of API version `V`. */
 export type PublicTransaction<V extends ApiVersion = ApiVersion> = ReturnType<(typeof TRANSACTION_RENDERERS)[V]>;

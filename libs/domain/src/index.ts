@@ -7,6 +7,7 @@ export * from './three-d-secure.js';
 export * from './record.shapes.js';
 export * from './transaction.renderer.js';
 export * from './api-version.js';
+export * from './event-kinds.js';
 export * from './webhook-version.js';
 export * from './webhook-schema.js';
 export * from './payload-encoding.js';

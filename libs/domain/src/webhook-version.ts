@@ -5,6 +5,8 @@
  * an existing entry — receivers pinned to an old version must keep receiving exactly the same trees.
  */
 import { TRANSACTION_RENDERERS } from './api-version.js';
+import { EVENT_KINDS, isEventKind, type EventKind } from './event-kinds.js';
+import { newest } from './newest.js';
 import { toIsoInstant, type PayoutRecord, type SubscriptionRecord, type TransactionRecord } from './record.shapes.js';
 import type { PublicTransactionBase, PublicTransactionWithThreeDSecure } from './transaction.renderer.js';
 
@@ -14,17 +16,16 @@ export const WEBHOOK_VERSIONS = ['2025-01-15', '2026-08-20'] as const;
 /** A webhook version. */
 export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
 
-/** The newest webhook version, the default of a new webhook. */
-export const LATEST_WEBHOOK_VERSION = '2026-08-20' satisfies WebhookVersion;
+/** The newest webhook version (the last of {@link WEBHOOK_VERSIONS}), the default of a new webhook. */
+export const LATEST_WEBHOOK_VERSION = newest(WEBHOOK_VERSIONS);
 
-/** The event types a webhook can select. */
-export const WEBHOOK_EVENT_TYPES = ['transaction', 'subscription', 'payout'] as const;
+/** The event types a webhook can select (its `events` setting): every kind of event (`event-kinds.ts`). */
+export const WEBHOOK_EVENT_TYPES = EVENT_KINDS;
 
-/** A webhook event type. */
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** A webhook event type: a kind of event. */
+export type WebhookEventType = EventKind;
 
 const webhookVersions: ReadonlySet<string> = new Set(WEBHOOK_VERSIONS);
-const webhookEventTypes: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 
 /** Whether `version` is a webhook version (exact match). */
 export function isWebhookVersion(version: unknown): version is WebhookVersion {
@@ -33,7 +34,7 @@ export function isWebhookVersion(version: unknown): version is WebhookVersion {
 
 /** Whether `type` is a webhook event type (exact match). */
 export function isWebhookEventType(type: unknown): type is WebhookEventType {
-  return typeof type === 'string' && webhookEventTypes.has(type);
+  return isEventKind(type);
 }
 
 /** What a webhook reports: one transaction, subscription or payout. */
@@ -41,6 +42,10 @@ export type WebhookSubject =
   | { type: 'transaction'; transaction: TransactionRecord }
   | { type: 'subscription'; subscription: SubscriptionRecord }
   | { type: 'payout'; payout: PayoutRecord };
+
+/** A subject of each kind of event, and of no other: adding a kind to `event-kinds.ts` fails here until it has one. */
+type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const WEBHOOK_SUBJECTS_COVER_EVENT_KINDS: SameSet<WebhookSubject['type'], EventKind> = true;
 
 /** The public subscription object of a webhook. */
 export type PublicSubscription = {

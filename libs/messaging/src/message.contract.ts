@@ -26,6 +26,8 @@ export type MessageRead<T> = { ok: true; value: T } | { ok: false; reason: strin
 export interface MessageContract<T> {
   readonly name: string;
   readonly version: number;
+  /** The schema it was declared with (for tests that check what it derives from `#domain`). */
+  readonly schema: JSONSchema;
   /** Checks (and completes: `v`, dropped unknown fields) a parsed body. */
   check(value: unknown): MessageRead<T>;
   /** Parses and checks a message body. */
@@ -60,6 +62,7 @@ export function messageContract<const S extends VersionedSchema, T = FromSchema<
   return {
     name,
     version,
+    schema,
     check,
     read(content) {
       let value: unknown;

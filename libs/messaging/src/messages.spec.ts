@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { EVENT_KINDS, PLATFORM_EVENT_TYPES } from '#domain';
 import {
   deliveryMessages,
   dispatcherCommands,
@@ -50,6 +51,20 @@ function delivery(): DeliveryMessage {
 }
 
 const change = (): WebhookChangedMessage => ({ v: 1, type: 'webhook.changed', webhookId: ID, merchantId: OTHER_ID });
+
+describe('kinds and event types in the schemas: those of #domain, not a copy (issue #33)', () => {
+  type Props = Record<string, { enum?: unknown[]; properties?: Props }>;
+  const props = (schema: unknown) => (schema as { properties: Props }).properties;
+
+  it('platform event: type and category', () => {
+    expect(props(platformEvents.schema).type.enum).toStrictEqual([...PLATFORM_EVENT_TYPES]);
+    expect(props(platformEvents.schema).category.enum).toStrictEqual([...EVENT_KINDS]);
+  });
+
+  it("delivery message: the snapshot's event type", () => {
+    expect(props(deliveryMessages.schema).snapshot.properties?.eventType.enum).toStrictEqual([...EVENT_KINDS]);
+  });
+});
 
 describe('platform event contract', () => {
   it('reads a valid event as it is', () => {

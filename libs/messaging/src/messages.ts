@@ -1,10 +1,13 @@
 import { randomUUIDv7 } from 'node:crypto';
 import {
+  EVENT_KINDS,
   PAYMENT_METHOD_MAX_LENGTH,
+  PLATFORM_EVENT_TYPES,
   PAYMENT_METHOD_PATTERN,
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
   WEBHOOK_CONTENT_TYPES,
+  type EventKind,
   type WebhookSubject,
 } from '#domain';
 import {
@@ -23,22 +26,12 @@ import type { AmqpClient } from './amqp.client.js';
  * come. Publishers stamp `v`; consumers read every message through its contract and park what does not pass.
  */
 
-/** Kinds of subject an event is about; also the webhook `events` setting. */
-export const EVENT_CATEGORIES = ['transaction', 'subscription', 'payout'] as const;
-export type EventCategory = (typeof EVENT_CATEGORIES)[number];
+/** Kinds of subject an event is about; also the webhook `events` setting. Defined once, in `#domain`'s event-kinds.ts. */
+export const EVENT_CATEGORIES = EVENT_KINDS;
+export type EventCategory = EventKind;
 
 /** The event types on `payments.events` (the routing key is the type); the category is the part before the dot. */
-export const PLATFORM_EVENT_TYPES = [
-  'transaction.created',
-  'transaction.status_changed',
-  'subscription.created',
-  'subscription.renewed',
-  'subscription.payment_failed',
-  'subscription.cancelled',
-  'subscription.ended',
-  'payout.created',
-] as const;
-export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];
+export { PLATFORM_EVENT_TYPES, type PlatformEventType } from '#domain';
 
 /** Ids that the dispatcher stores in uuid columns or looks up by: anything else would fail there, again and again. */
 const uuid = {

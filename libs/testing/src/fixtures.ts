@@ -1,4 +1,5 @@
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import { LATEST_WEBHOOK_VERSION, type EventKind } from '#domain';
 import type { PlatformEvent } from '#messaging';
 import { uuidV7At } from './ids.js';
 
@@ -88,7 +89,7 @@ export async function insertWebhook(db: Queryable, row: WebhookRow): Promise<str
       row.name ?? 'w',
       row.url ?? 'https://example.com/h',
       row.contentType ?? 'json',
-      row.version ?? '2026-08-20',
+      row.version ?? LATEST_WEBHOOK_VERSION,
       row.retryOnError ?? true,
       row.events ?? ['transaction'],
       enabled,
@@ -107,7 +108,7 @@ export interface DeliveryRow {
   webhookId: string;
   merchantId: string;
   eventId?: string;
-  eventType?: 'transaction' | 'subscription' | 'payout';
+  eventType?: EventKind;
   subject?: Record<string, unknown>;
   url?: string;
   contentType?: 'json' | 'php-post';
@@ -135,7 +136,7 @@ export async function insertDelivery(db: Queryable, row: DeliveryRow): Promise<s
       JSON.stringify(row.subject ?? { uuid: 'x' }),
       row.url ?? 'https://example.com/h',
       row.contentType ?? 'json',
-      row.version ?? '2026-08-20',
+      row.version ?? LATEST_WEBHOOK_VERSION,
       row.retryOnError ?? true,
       Buffer.from(row.body ?? '{}'),
       createdAt,

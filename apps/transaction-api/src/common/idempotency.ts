@@ -1,3 +1,4 @@
+import type { EventKind } from '#domain';
 import type { FieldError } from '#platform';
 
 /**
@@ -6,7 +7,7 @@ import type { FieldError } from '#platform';
  * arguments of the feature's exception: `new PayoutException(...idTaken('payout', PayoutExceptionCode.…))`.
  */
 export const idTaken = <Code extends string>(
-  kind: 'transaction' | 'payout' | 'subscription',
+  kind: EventKind,
   code: Code,
   field: 'uuid' | 'id' = 'id',
 ): [message: string, code: Code, errors: FieldError[]] => [

@@ -1,5 +1,6 @@
 import { randomUUIDv7 } from 'node:crypto';
-import type { EventCategory, PlatformEvent, PlatformEventType } from '#messaging';
+import { eventKindOf } from '#domain';
+import type { PlatformEvent, PlatformEventType } from '#messaging';
 
 /**
  * Builds the PlatformEvent envelope of libs/messaging. `data` is the record as the renderers of libs/domain take it,
@@ -17,7 +18,7 @@ export function platformEvent(input: {
     v: 1,
     id: randomUUIDv7(),
     type: input.type,
-    category: input.type.slice(0, input.type.indexOf('.')) as EventCategory,
+    category: eventKindOf(input.type),
     merchantId: input.merchantId,
     integrationId: input.integrationId,
     occurredAt: input.occurredAt.toISOString(),

@@ -9,9 +9,9 @@ import { ListTransactionsQuery, TransactionPageV117Doc, TransactionV117Doc } fro
 import { TransactionReader } from './transaction.reader.js';
 
 /**
- * The merchant read API in its latest version, `/v1.17/…`: TransactionMerchantController's routes with the version
- * in the path, so that the OpenAPI document gives each path one shape and a client generated from it types a 1.17
- * answer with `3dsecure`. Fastify's router takes these static paths before the parametric `/v{version}/…` ones.
+ * The merchant read API in its latest version, `/v<LATEST_API_VERSION>/…`: TransactionMerchantController's routes with
+ * the version in the path, so that the OpenAPI document gives each path one shape and a client generated from it
+ * types a latest-version answer with `3dsecure`. Fastify's router takes these static paths before the parametric `/v{version}/…` ones.
  */
 @ApiTags('Merchant API: transactions')
 @ApiBearerAuth('apiKey')

@@ -30,6 +30,9 @@ const VERSION_PARAM = {
   enum: PATH_PARAMETER_API_VERSIONS,
 } as const;
 
+/** The versions of the `{version}` parameter, e.g. `1.0–1.16` (the newest has paths of its own). */
+const PATH_VERSIONS = `${PATH_PARAMETER_API_VERSIONS[0]}–${PATH_PARAMETER_API_VERSIONS.at(-1)}`;
+
 @ApiTags('Merchant API: transactions')
 @ApiBearerAuth('apiKey')
 @ApiSecurity('apiKeyHeader')
@@ -42,7 +45,7 @@ export class TransactionMerchantController {
 
   @Get()
   @ApiOperation({
-    summary: "List the merchant's transactions (API 1.0–1.16)",
+    summary: `List the merchant's transactions (API ${PATH_VERSIONS})`,
     description:
       'Newest first (createdAt, then uuid, descending), or with `order=updatedAt` oldest change first (updatedAt, then ' +
       'uuid, ascending). Keyset pagination: pass `nextCursor` as `cursor` for the next page, with the same order and ' +
@@ -64,7 +67,7 @@ export class TransactionMerchantController {
 
   @Get(':uuid')
   @ApiOperation({
-    summary: 'Retrieve one transaction (API 1.0–1.16)',
+    summary: `Retrieve one transaction (API ${PATH_VERSIONS})`,
     description:
       "A key sees every transaction of its merchant; another merchant's uuid answers 404 exactly like an unknown one.",
   })

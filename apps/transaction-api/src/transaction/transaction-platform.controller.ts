@@ -9,6 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { LATEST_API_VERSION } from '#domain';
 import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid-param.pipe.js';
@@ -36,7 +37,7 @@ export class TransactionPlatformController {
       '`uuid`: the same uuid with the same data again answers 200 with the stored transaction (its current status) and ' +
       'emits nothing; the same uuid with different data answers 409.',
   })
-  @ApiCreatedResponse({ type: TransactionV117Doc, description: 'Recorded (API 1.17 shape).' })
+  @ApiCreatedResponse({ type: TransactionV117Doc, description: `Recorded (API ${LATEST_API_VERSION} shape).` })
   @ApiOkResponse({
     type: TransactionV117Doc,
     description: 'This uuid was recorded before with the same data; nothing changed.',

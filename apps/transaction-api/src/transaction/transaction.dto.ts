@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   API_VERSIONS,
   LATEST_API_VERSION,
+  THREE_D_SECURE_SINCE_API_VERSION,
   CARD_NETWORKS,
   KNOWN_PAYMENT_METHODS,
   PAYMENT_METHOD_MAX_LENGTH,
@@ -312,8 +313,8 @@ export class TransactionV117Doc extends TransactionV1Doc {
     type: ThreeDSecureDoc,
     nullable: true,
     description:
-      'The 3-D Secure result (always present from 1.17): null unless an e-commerce card payment with a resolvable ' +
-      'authentication. Exactly the keys eci, source, version, flow.',
+      `The 3-D Secure result (always present from ${THREE_D_SECURE_SINCE_API_VERSION}): null unless an e-commerce ` +
+      'card payment with a resolvable authentication. Exactly the keys eci, source, version, flow.',
   })
   '3dsecure'!: ThreeDSecureDoc | null;
 }
@@ -337,11 +338,12 @@ export class TransactionPageV117Doc {
 }
 
 /**
- * The versions of the `{version}` path parameter. The latest has paths of its own (`/v1.17/…`,
+ * The versions of the `{version}` path parameter. The latest has paths of its own (`/v<LATEST_API_VERSION>/…`,
  * TransactionLatestController), so that a client generated from the OpenAPI document knows its shape by the path.
  */
 export const PATH_PARAMETER_API_VERSIONS = API_VERSIONS.filter((version) => version !== LATEST_API_VERSION);
 
 export const API_VERSION_DESCRIPTION =
   `API version: one of ${PATH_PARAMETER_API_VERSIONS.join(', ')} (${LATEST_API_VERSION} has paths of its own, ` +
-  `with \`3dsecure\`). Before 1.17 the transaction object has no \`3dsecure\` key. Any other version answers 404.`;
+  `with \`3dsecure\`). Before ${THREE_D_SECURE_SINCE_API_VERSION} the transaction object has no \`3dsecure\` key. ` +
+  'Any other version answers 404.';

@@ -1,6 +1,12 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LATEST_WEBHOOK_VERSION, WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
+import {
+  EVENT_KIND_OPTIONS,
+  LATEST_WEBHOOK_VERSION,
+  WEBHOOK_CONTENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_VERSIONS,
+} from '#domain';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { ApiProblems } from '../http/problem.doc.js';
 import { SessionGuard } from '../session/session.guard.js';
@@ -25,6 +31,7 @@ export class WebhookOptionsController {
       versions: [...WEBHOOK_VERSIONS],
       latestVersion: LATEST_WEBHOOK_VERSION,
       eventTypes: [...WEBHOOK_EVENT_TYPES],
+      events: EVENT_KIND_OPTIONS.map((option) => ({ ...option })),
       contentTypes: [...WEBHOOK_CONTENT_TYPES],
       rotationGraceHours: ROTATION_GRACE_MS / 3_600_000,
       // With retryOnError: this many repeats, the last this long after the first attempt.

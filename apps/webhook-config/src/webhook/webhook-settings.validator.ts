@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { EVENT_KIND_OPTIONS, EVENT_KINDS_WITHOUT_INTEGRATION } from '#domain';
 import type { FieldError } from '#platform';
 import { IntegrationRepository } from '../integration/integration.repository.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
 import { WebhookException, WebhookExceptionCode } from './webhook.exception.js';
+
+const withoutIntegration = (kind: string) => (EVENT_KINDS_WITHOUT_INTEGRATION as readonly string[]).includes(kind);
 
 /**
  * The checks a DTO cannot make alone: where the URL points (DNS), that a linked integration is one of this
@@ -31,10 +34,14 @@ export class WebhookSettingsValidator {
     if (settings.integrationId && !(await this.integrations.belongsToMerchant(merchantId, settings.integrationId))) {
       errors.push({ field: 'integrationId', message: 'is not one of your integrations' });
     }
-    if (saved.integrationId !== null && saved.events.length > 0 && saved.events.every((e) => e === 'payout')) {
+    if (saved.integrationId !== null && saved.events.length > 0 && saved.events.every(withoutIntegration)) {
+      // "are only payouts, which …"
+      const kinds = EVENT_KIND_OPTIONS.filter((option) => saved.events.includes(option.type))
+        .map((option) => option.label.toLowerCase())
+        .join(' and ');
       errors.push({
         field: 'events',
-        message: 'are only payouts, which belong to no integration: link the webhook to all events, or add another',
+        message: `are only ${kinds}, which belong to no integration: link the webhook to all events, or add another`,
       });
     }
     if (errors.length > 0) {

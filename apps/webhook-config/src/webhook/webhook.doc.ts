@@ -95,10 +95,18 @@ export class RetryOptionsDoc {
   withinMs!: number;
 }
 
+export class EventTypeOptionDoc {
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES }) type!: string;
+  @ApiProperty({ description: 'Its name in the UI, e.g. "Transactions".' }) label!: string;
+  @ApiProperty({ description: 'What it sends, in a sentence.' }) hint!: string;
+}
+
 export class WebhookOptionsDoc {
   @ApiProperty({ enum: WEBHOOK_VERSIONS, isArray: true }) versions!: string[];
   @ApiProperty({ enum: WEBHOOK_VERSIONS }) latestVersion!: string;
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) eventTypes!: string[];
+  @ApiProperty({ type: [EventTypeOptionDoc], description: 'The event types with their wording, as `eventTypes`.' })
+  events!: EventTypeOptionDoc[];
   @ApiProperty({ enum: WEBHOOK_CONTENT_TYPES, isArray: true }) contentTypes!: string[];
   @ApiProperty({ description: 'How long a rotated-out secret keeps signing.' }) rotationGraceHours!: number;
   @ApiProperty({ type: RetryOptionsDoc }) retry!: RetryOptionsDoc;

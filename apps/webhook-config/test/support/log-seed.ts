@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EventKind } from '#domain';
 import { uuidV7At } from '#testing';
 import type { DataSource } from 'typeorm';
 
@@ -32,7 +33,7 @@ export async function seedDelivery(
   }>,
   deliveryCreatedAt?: Date,
   /** The event's kind and its subject's referenceId (default: a transaction without one). */
-  event: { type?: 'transaction' | 'subscription' | 'payout'; referenceId?: string | null } = {},
+  event: { type?: EventKind; referenceId?: string | null } = {},
 ): Promise<{ deliveryId: string; eventId: string; uuid: string; logIds: string[] }> {
   const first = Math.min(...attempts.map((attempt) => attempt.createdAt.getTime()));
   const createdAt = deliveryCreatedAt ?? (attempts.length > 0 ? new Date(first) : undefined);

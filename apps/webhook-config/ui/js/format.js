@@ -3,15 +3,9 @@
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {Schemas['WebhookDoc']['events'][number]} EventType */
+/** @typedef {Schemas['EventTypeOptionDoc']} EventTypeOption the server's choice of event type, with its wording */
 /** @typedef {Schemas['WebhookDoc']['contentType']} ContentType */
 /** @typedef {{ label: string, hint: string }} Label */
-
-/** @type {Record<EventType, Label>} */
-export const EVENT_LABELS = {
-  transaction: { label: 'Transactions', hint: 'New payments and every status change (confirmed, refunded, …).' },
-  subscription: { label: 'Subscriptions', hint: 'Renewals, failed payments, cancellations and endings.' },
-  payout: { label: 'Payouts', hint: 'Money paid out to your bank account. Payouts belong to no integration.' },
-};
 
 /** @type {Record<ContentType, Label>} */
 export const CONTENT_TYPE_LABELS = {
@@ -92,8 +86,12 @@ export function statusBadge(status) {
   return { text: String(status), tone: 'bad' };
 }
 
-/** @param {readonly EventType[]} events */
-export const eventList = (events) => events.map((event) => EVENT_LABELS[event]?.label ?? event).join(', ');
+/**
+ * @param {readonly EventType[]} events
+ * @param {readonly EventTypeOption[]} choices the server's event types with their labels (`GET /api/webhook-options`)
+ */
+export const eventList = (events, choices) =>
+  events.map((event) => choices.find((choice) => choice.type === event)?.label ?? event).join(', ');
 
 /**
  * A webhook's health in words, with the tone of its chip (CONTRACT §5 `health`).

@@ -529,6 +529,14 @@ export interface components {
       /** @description The new signing secret. */
       secret: string;
     };
+    EventTypeOptionDoc: {
+      /** @enum {string} */
+      type: 'transaction' | 'subscription' | 'payout';
+      /** @description Its name in the UI, e.g. "Transactions". */
+      label: string;
+      /** @description What it sends, in a sentence. */
+      hint: string;
+    };
     RetryOptionsDoc: {
       /** @description With retryOnError: at most this many repeats of a failed attempt. */
       repeats: number;
@@ -540,6 +548,8 @@ export interface components {
       /** @enum {string} */
       latestVersion: '2025-01-15' | '2026-08-20';
       eventTypes: ('transaction' | 'subscription' | 'payout')[];
+      /** @description The event types with their wording, as `eventTypes`. */
+      events: components['schemas']['EventTypeOptionDoc'][];
       contentTypes: ('json' | 'php-post')[];
       /** @description How long a rotated-out secret keeps signing. */
       rotationGraceHours: number;

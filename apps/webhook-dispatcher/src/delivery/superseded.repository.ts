@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { SUPERSEDING_EVENT_KINDS } from '#domain';
 import type { DeliverySnapshot, EventCategory } from '#messaging';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
 
 /**
  * Kinds of subject whose later events supersede the pending repeats of earlier ones (CONTRACT §5): transactions and
- * subscriptions. A payout has a single event.
+ * subscriptions (`superseding` in #domain's event-kinds.ts). A payout has a single event.
  */
-const SUPERSEDING: ReadonlySet<EventCategory> = new Set<EventCategory>(['transaction', 'subscription']);
+const SUPERSEDING: ReadonlySet<EventCategory> = new Set<EventCategory>(SUPERSEDING_EVENT_KINDS);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**

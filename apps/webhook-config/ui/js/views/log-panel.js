@@ -29,9 +29,10 @@ function loadSenderAddresses() {
 /**
  * The delivery log: one row per attempt, newest first, each status explained; resend per row.
  * @param {Schemas['WebhookDoc']} webhook
- * @param {{ retentionMs?: number }} [settings] `retentionMs`: how long the log is kept (unknown from an older server)
+ * @param {{ retentionMs?: number, eventTypes?: readonly Schemas['EventTypeOptionDoc'][] }} [settings] `retentionMs`: how
+ *   long the log is kept (unknown from an older server); `eventTypes`: the server's event types for the filter
  */
-export function logPanel(webhook, { retentionMs } = {}) {
+export function logPanel(webhook, { retentionMs, eventTypes = [] } = {}) {
   /** @type {Filters} the filters chosen; none: every entry */
   let filters = {};
   /** @type {LogEntry[]} */
@@ -59,10 +60,9 @@ export function logPanel(webhook, { retentionMs } = {}) {
   const eventSelect = h(
     'select',
     { id: 'log-event-type', onchange: () => applyFilters() },
+    // '' (all) and the server's event types.
     h('option', { value: '' }, 'All events'),
-    h('option', { value: 'transaction' }, 'Transactions'),
-    h('option', { value: 'subscription' }, 'Subscriptions'),
-    h('option', { value: 'payout' }, 'Payouts'),
+    eventTypes.map(({ type, label }) => h('option', { value: type }, label)),
   );
   /** @type {HTMLInputElement} */
   const findInput = h('input', {

@@ -58,7 +58,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
     api.options(),
   ]);
   const integration = integrations.find((item) => item.id === webhook.integrationId);
-  const log = logPanel(webhook, { retentionMs: options.logRetentionMs });
+  const log = logPanel(webhook, { retentionMs: options.logRetentionMs, eventTypes: options.events });
 
   const testButton = h('button', { type: 'button', class: 'button', onclick: () => sendTest() }, 'Send test');
   const toggleButton = h(
@@ -158,7 +158,7 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
         'dl',
         { class: 'summary' },
         h('dt', {}, 'Events'),
-        h('dd', {}, eventList(webhook.events)),
+        h('dd', {}, eventList(webhook.events, options.events)),
         h('dt', {}, 'Integration'),
         h('dd', {}, integration ? integration.name : 'All events (every integration)'),
         h('dt', {}, 'Format'),

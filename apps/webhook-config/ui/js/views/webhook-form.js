@@ -1,7 +1,7 @@
 // @ts-check
 import { api, ApiError } from '../api.js';
 import { focusHeading, h, render, toast } from '../dom.js';
-import { CONTENT_TYPE_LABELS, EVENT_LABELS, retrySchedule, versionLabel } from '../format.js';
+import { CONTENT_TYPE_LABELS, retrySchedule, versionLabel } from '../format.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
 /** @typedef {import('../api.js').WebhookSettings} WebhookSettings */
@@ -83,7 +83,7 @@ export async function webhookFormView(main, { id, onSaved }) {
     placeholder: 'https://shop.example/webhooks/payments',
     'aria-describedby': 'wh-url-hint wh-url-error',
   });
-  const eventBoxes = options.eventTypes.map((type) =>
+  const eventBoxes = options.events.map(({ type }) =>
     h('input', {
       type: 'checkbox',
       id: `wh-event-${type}`,
@@ -186,13 +186,13 @@ export async function webhookFormView(main, { id, onSaved }) {
       'fieldset',
       { id: 'wh-events', 'aria-describedby': 'wh-events-error' },
       h('legend', {}, 'Events to send'),
-      options.eventTypes.map((type, i) =>
+      options.events.map(({ type, label, hint }, i) =>
         h(
           'div',
           { class: 'choice' },
           eventBoxes[i],
-          h('label', { for: `wh-event-${type}` }, EVENT_LABELS[type]?.label ?? type),
-          h('p', { class: 'hint', id: `wh-event-${type}-hint` }, EVENT_LABELS[type]?.hint ?? ''),
+          h('label', { for: `wh-event-${type}` }, label),
+          h('p', { class: 'hint', id: `wh-event-${type}-hint` }, hint),
         ),
       ),
       errorFor('events'),

@@ -80,7 +80,7 @@ export async function webhookListView(main) {
                     { class: `chip chip-${healthChip(webhook.health).tone}`, 'data-health': webhook.health.state },
                     healthChip(webhook.health).text,
                   ),
-                  h('span', { class: 'chip chip-accent' }, eventList(webhook.events)),
+                  h('span', { class: 'chip chip-accent' }, eventList(webhook.events, options.events)),
                   h(
                     'span',
                     { class: 'chip' },

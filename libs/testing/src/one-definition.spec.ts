@@ -1,0 +1,88 @@
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EVENT_KINDS, LATEST_API_VERSION, LATEST_WEBHOOK_VERSION } from '#domain';
+
+/*
+ * Issue #33, one definition each: the kinds of event (with their event types), the webhook payload versions and the
+ * read-API versions are defined in libs/domain (event-kinds.ts, webhook-version.ts, api-version.ts) and everything
+ * else derives from them. This scan fails when a copy creeps back into the code: a hand-written list of kinds, a file
+ * naming every kind that is not one of the few that handle each kind on its own (the compiler makes those cover
+ * every kind), or the newest version written out. Specs (fixtures: they pin the contract on purpose), the generated
+ * ui/types/api.d.ts, benches and migrations up to the one that dropped the list from the database are not scanned.
+ * What to change instead: docs/guides.md.
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Migrations are history: what they did stays as written. Newer ones are scanned. */
+const LAST_UNSCANNED_MIGRATION = 1763803000000;
+
+/**
+ * The files that name every kind because they handle each one on its own (a renderer, a schema, a sample per kind),
+ * each keyed by a mapped type or a switch over the kinds that fails to compile when a kind is added.
+ */
+const PER_KIND_FILES = new Set([
+  'libs/domain/src/event-kinds.ts', // the definition itself
+  'libs/domain/src/webhook-version.ts', // WebhookSubject, the payload renderers
+  'libs/domain/src/webhook-schema.ts', // the payload schemas, descriptions and examples
+  'libs/domain/src/webhook-delivery.rules.ts', // the subject of a delivery
+  'libs/messaging/src/messages.ts', // the record schema of each category
+  'apps/webhook-dispatcher/src/commands/sample-event.ts', // the test delivery's sample
+]);
+
+/** The files that write out the newest read-API or payload version: the lists themselves and their renderers. */
+const VERSION_FILES = new Set(['libs/domain/src/api-version.ts', 'libs/domain/src/webhook-version.ts']);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return ['node_modules', 'dist', 'coverage'].includes(entry.name) ? [] : sourceFiles(path);
+    return /\.(ts|js|mjs|cjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+const scanned = ['apps', 'libs']
+  .flatMap(sourceFiles)
+  .filter((path) => !/[.-]spec\.ts$/.test(path) && !path.endsWith('.d.ts'))
+  .filter((path) => {
+    const migration = /\/migrations\/(\d{13})-/.exec(path);
+    return !migration || Number(migration[1]) > LAST_UNSCANNED_MIGRATION;
+  });
+
+/** A file's code without its comments (roughly: block comments and whole-line `//` comments). */
+const code = (path: string) =>
+  readFileSync(join(ROOT, path), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+
+const kinds = EVENT_KINDS.join('|');
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('one definition each (issue #33)', () => {
+  it('scans the sources of every app and library', () => {
+    expect(scanned.length).toBeGreaterThan(300);
+    for (const path of [...PER_KIND_FILES, ...VERSION_FILES]) expect(scanned).toContain(path);
+  });
+
+  it('no file lists the kinds of event by hand (an array, a union, an SQL ARRAY): they come from EVENT_KINDS', () => {
+    const list = new RegExp(`(['"\`])(?:${kinds})\\1\\s*[,|]\\s*(['"\`])(?:${kinds})\\2`);
+    expect(scanned.filter((path) => list.test(code(path)))).toEqual([]);
+  });
+
+  it('only the per-kind files name every kind, as a string or a key', () => {
+    const naming = (path: string) => {
+      const text = code(path);
+      return EVENT_KINDS.every((kind) => new RegExp(`['"\`]${kind}['"\`]|^\\s*${kind}\\s*:`, 'm').test(text));
+    };
+    expect(scanned.filter((path) => naming(path) && !PER_KIND_FILES.has(path))).toEqual([]);
+  });
+
+  it(`only the version lists write out the newest versions (${LATEST_API_VERSION}, ${LATEST_WEBHOOK_VERSION})`, () => {
+    const newest = new RegExp(
+      `(?<![\\w.])(?:${escape(LATEST_API_VERSION)}|${escape(LATEST_WEBHOOK_VERSION)})(?![\\w.-]*\\d)|/v${escape(LATEST_API_VERSION)}\\b`,
+    );
+    const sources = scanned.filter((path) => /^(apps\/[^/]+\/(src|ui)|libs\/[^/]+\/src)\//.test(path));
+    expect(sources.filter((path) => newest.test(code(path)) && !VERSION_FILES.has(path))).toEqual([]);
+  });
+});

@@ -33,7 +33,6 @@ import {
   WEBHOOK_RENDERERS,
   WEBHOOK_VERSIONS,
   type WebhookEventType,
-  type WebhookSubject,
   type WebhookVersion,
 } from './webhook-version.js';
 

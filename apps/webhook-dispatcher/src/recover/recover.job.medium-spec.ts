@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import { AmqpClient, ATTEMPT_HEADER, EXCHANGES, ROUTING_KEYS, type DeliveryMessage } from '#messaging';
 import { dataSourceOptions, type LogOutcome, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
 import { PlatformMetrics } from '#platform';
@@ -11,7 +11,6 @@ import {
   insertWebhook,
   type OwnInfrastructure,
   provisionOwnInfrastructure,
-  uuidV7At,
 } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
@@ -24,6 +23,7 @@ import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js'
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { RecoverJob } from './recover.job.js';
 import { RecoverRepository } from './recover.repository.js';
+import { attemptRecord } from '../../test/attempt-record.fixture.js';
 
 const HOUR = 3_600_000;
 
@@ -80,41 +80,13 @@ describe('RecoverJob (real PostgreSQL, RabbitMQ)', () => {
   });
 
   /** Logs an attempt of the delivery through the dispatcher's log writer. */
-  async function logAttempt(
+  const logAttempt = (
     webhookId: string,
     deliveryId: string,
     attempt: number,
     outcome: LogOutcome,
     { manual = false, recoverId }: { manual?: boolean; recoverId?: string } = {},
-  ) {
-    const at = Date.now();
-    await log.write({
-      id: uuidV7At(at),
-      deliveryId,
-      webhookId,
-      attempt,
-      eventType: 'transaction',
-      eventId: randomUUID(),
-      request: {
-        url: 'https://example.com/h',
-        contentType: 'json',
-        version: '2026-08-20',
-        psp: null,
-        type: null,
-        uuid: 'x',
-        referenceId: null,
-      },
-      outcome,
-      status: outcome === 'delivered' ? 200 : outcome === 'failed' ? 500 : null,
-      durationMs: 5,
-      error: null,
-      responseExcerpt: null,
-      createdAt: new Date(at),
-      nextAttemptAt: null,
-      manual,
-      recoverId,
-    });
-  }
+  ) => log.write(attemptRecord({ webhookId, deliveryId, attempt, outcome }, { manual, recoverId }));
 
   /** A webhook with `failed` failed deliveries and one delivered, in the last hour; the failed ones' ids. */
   async function webhookWithFailures(failed: number): Promise<{ webhookId: string; failedIds: string[] }> {

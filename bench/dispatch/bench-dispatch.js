@@ -42,7 +42,7 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
 
 const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, printMetrics, percentile, round } =
   await import('../lib/infra.js');
-const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload } =
+const { buildWebhookHeaders, generateWebhookSecret, encodePayload, renderWebhookPayload, sampleSubjectOf } =
   await import('../../dist/libs/domain/src/index.js');
 const { SecretCipher } = await import('../../dist/libs/platform/src/crypto/secret-cipher.js');
 const { AmqpClient, EXCHANGES, publishWebhookChanged } = await import('../../dist/libs/messaging/src/index.js');
@@ -111,20 +111,7 @@ function transactionEvent(merchantId, integrationId, i) {
     integrationId,
     occurredAt: now,
     subjectId: uuid,
-    data: {
-      uuid,
-      referenceId: `order-${i}`,
-      status: 'confirmed',
-      psp: 'Payrexx Direct',
-      type: 'e-commerce',
-      paymentMethod: 'visa',
-      amount: 1990,
-      currency: 'CHF',
-      integrationId,
-      createdAt: now,
-      updatedAt: now,
-      threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
-    },
+    data: sampleSubjectOf('transaction', { id: uuid, at: now, integrationId, referenceId: `order-${i}` }).transaction,
   };
 }
 

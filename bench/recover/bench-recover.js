@@ -41,7 +41,7 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
 
 const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } =
   await import('../lib/infra.js');
-const { encodePayload, generateWebhookSecret, renderWebhookPayload } =
+const { encodePayload, generateWebhookSecret, renderWebhookPayload, sampleSubjectOf } =
   await import('../../dist/libs/domain/src/index.js');
 const { SecretCipher } = await import('../../dist/libs/platform/src/index.js');
 const { Pool: HttpPool } = await import('undici');
@@ -120,23 +120,15 @@ try {
   const now = new Date().toISOString();
   const template = encodePayload(
     'json',
-    renderWebhookPayload('2026-08-20', {
-      type: 'transaction',
-      transaction: {
-        uuid: '00000000-0000-4000-8000-000000000000',
-        referenceId: 'order-recovered',
-        status: 'confirmed',
-        psp: 'Payrexx Direct',
-        type: 'e-commerce',
-        paymentMethod: 'visa',
-        amount: 1990,
-        currency: 'CHF',
+    renderWebhookPayload(
+      '2026-08-20',
+      sampleSubjectOf('transaction', {
+        id: '00000000-0000-4000-8000-000000000000',
+        at: now,
         integrationId: null,
-        createdAt: now,
-        updatedAt: now,
-        threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
-      },
-    }),
+        referenceId: 'order-recovered',
+      }),
+    ),
   ).body;
   await db.query(`CREATE FUNCTION public.bench_uuid_v7(ts timestamptz) RETURNS uuid LANGUAGE sql VOLATILE AS $$
     SELECT (lpad(to_hex((extract(epoch FROM ts) * 1000)::bigint), 12, '0') || '7'

@@ -45,7 +45,7 @@ if (process.env.BENCH_SKIP_BUILD !== '1') {
 
 const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, percentile, round } =
   await import('../lib/infra.js');
-const { encodePayload, generateWebhookSecret, renderWebhookPayload } =
+const { encodePayload, generateWebhookSecret, renderWebhookPayload, sampleSubjectOf } =
   await import('../../dist/libs/domain/src/index.js');
 const { PlatformMetrics, SecretCipher } = await import('../../dist/libs/platform/src/index.js');
 const { AmqpClient, EXCHANGES, publishWebhookChanged } = await import('../../dist/libs/messaging/src/index.js');
@@ -97,20 +97,8 @@ async function createWebhook(merchantId, url, events, amqp) {
 }
 
 function transaction(uuid, at) {
-  return {
-    uuid,
-    referenceId: `order-${uuid.slice(0, 8)}`,
-    status: 'confirmed',
-    psp: 'Payrexx Direct',
-    type: 'e-commerce',
-    paymentMethod: 'visa',
-    amount: 1990,
-    currency: 'CHF',
-    integrationId: null,
-    createdAt: at,
-    updatedAt: at,
-    threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
-  };
+  return sampleSubjectOf('transaction', { id: uuid, at, integrationId: null, referenceId: `order-${uuid.slice(0, 8)}` })
+    .transaction;
 }
 
 /** Sizes of the partitioned tables: rows, bytes in all (heap, TOAST, indexes), of which indexes, partitions. */

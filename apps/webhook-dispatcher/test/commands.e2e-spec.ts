@@ -156,7 +156,7 @@ describe('webhook-dispatcher: test and resend commands (e2e over RabbitMQ and HT
       payout: {
         id: expect.any(String),
         status: 'initialised',
-        amount: 1990,
+        amount: 125000,
         currency: 'CHF',
         createdAt: expect.any(String),
       },
@@ -171,8 +171,9 @@ describe('webhook-dispatcher: test and resend commands (e2e over RabbitMQ and HT
       status: 'active',
       event: 'renewed',
       referenceId: 'webhook-test',
-      amount: 1990,
-      currency: 'CHF',
+      amount: 4900,
+      currency: 'EUR',
+      interval: 'P1M',
       integrationId: null,
     });
     expect(subscription.row.subject).toEqual({ uuid: subscriptionBody.subscription.id, referenceId: 'webhook-test' });

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { publishWebhookChanged, QUEUES, type AmqpClient, type WebhookHealthReport } from '#messaging';
 import { PlatformMetrics } from '#platform';
 import { testEnv, waitFor } from '#testing';
-import { DeliveryLogWriter, type AttemptRecord } from '../src/delivery/delivery-log.writer.js';
+import { DeliveryLogWriter } from '../src/delivery/delivery-log.writer.js';
+import { attemptRecord } from './attempt-record.fixture.js';
 import {
   Receiver,
   closeDb,
@@ -160,31 +161,8 @@ describe('webhook health episodes: 410 Gone, enabling again, out-of-order log en
     const hook = await createWebhook({ merchantId, url: `${receiver.url}/out-of-order`, retryOnError: false });
     const base = Date.now() - 60_000;
     const at = (seconds: number) => new Date(base + seconds * 1_000);
-    const entry = (seconds: number, outcome: 'delivered' | 'failed'): AttemptRecord => ({
-      id: randomUUID(),
-      deliveryId: randomUUID(),
-      webhookId: hook.id,
-      attempt: 1,
-      eventType: 'transaction.confirmed',
-      eventId: randomUUID(),
-      request: {
-        url: `${receiver.url}/out-of-order`,
-        contentType: 'json',
-        version: '2026-08-20',
-        psp: null,
-        type: null,
-        uuid: randomUUID(),
-        referenceId: null,
-      },
-      outcome,
-      status: outcome === 'delivered' ? 200 : 500,
-      durationMs: 5,
-      error: null,
-      responseExcerpt: null,
-      createdAt: at(seconds),
-      nextAttemptAt: null,
-      manual: false,
-    });
+    const entry = (seconds: number, outcome: 'delivered' | 'failed') =>
+      attemptRecord({ webhookId: hook.id, deliveryId: randomUUID(), attempt: 1, outcome, at: base + seconds * 1_000 });
     // A success at 20 s, then a failure of 10 s written late: it was before the success, so the webhook is healthy.
     await writer.write(entry(20, 'delivered'));
     await writer.write(entry(10, 'failed'));

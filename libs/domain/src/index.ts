@@ -9,6 +9,7 @@ export * from './transaction.renderer.js';
 export * from './api-version.js';
 export * from './event-kinds.js';
 export * from './webhook-version.js';
+export * from './event-samples.js';
 export * from './webhook-schema.js';
 export * from './payload-encoding.js';
 export * from './webhook-signature.js';

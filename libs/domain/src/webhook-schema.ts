@@ -19,6 +19,7 @@ import {
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
 } from './payment.constants.js';
+import { SAMPLE_SUBJECTS } from './event-samples.js';
 import { SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from './record.shapes.js';
 import { renderTransactionBase, renderTransactionWithThreeDSecure } from './transaction.renderer.js';
 import type { WebhookHeaders } from './webhook-signature.js';
@@ -32,7 +33,6 @@ import {
   WEBHOOK_RENDERERS,
   WEBHOOK_VERSIONS,
   type WebhookEventType,
-  type WebhookSubject,
   type WebhookVersion,
 } from './webhook-version.js';
 
@@ -178,52 +178,6 @@ const EVENT_DESCRIPTIONS: { readonly [T in WebhookEventType]: string } = {
     'Sent when a subscription is created (`event` null) and on each of its events: ' +
     `${SUBSCRIPTION_EVENTS.join(', ')}.`,
   payout: 'Sent when a payout is created.',
-};
-
-/** The sample each example renders: a Visa payment with a 3-D Secure challenge, a renewal, a payout. */
-const SAMPLE_SUBJECTS: { readonly [T in WebhookEventType]: Extract<WebhookSubject, { type: T }> } = {
-  transaction: {
-    type: 'transaction',
-    transaction: {
-      uuid: '0b8a6a3e-3f53-4d7e-9c1f-0d1f1c6a9e21',
-      referenceId: 'order-4711',
-      status: 'confirmed',
-      psp: 'Payrexx Direct',
-      type: 'e-commerce',
-      paymentMethod: 'visa',
-      amount: 1990,
-      currency: 'CHF',
-      integrationId: '6f1c1d34-0a3b-4bcb-9c43-2d7e0b8f4c10',
-      createdAt: '2026-11-22T10:00:00.000Z',
-      updatedAt: '2026-11-22T10:00:04.250Z',
-      threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
-    },
-  },
-  subscription: {
-    type: 'subscription',
-    subscription: {
-      id: '4c1f9f6e-8a0d-4c7b-a0f5-5f3f2a1b9c77',
-      status: 'active',
-      event: 'renewed',
-      referenceId: 'abo-17',
-      amount: 4900,
-      currency: 'EUR',
-      interval: 'P1M',
-      integrationId: null,
-      createdAt: '2026-01-01T08:00:00.000Z',
-      updatedAt: '2026-11-01T08:00:00.123Z',
-    },
-  },
-  payout: {
-    type: 'payout',
-    payout: {
-      id: '9e0c3c8e-1d2b-4f5a-8e6d-7c4b3a2f1e0d',
-      status: 'initialised',
-      amount: 125000,
-      currency: 'CHF',
-      createdAt: '2026-11-22T23:59:59.999Z',
-    },
-  },
 };
 
 function checkArguments(eventType: WebhookEventType, version: WebhookVersion): void {

@@ -1,5 +1,5 @@
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
-import { LATEST_WEBHOOK_VERSION, type EventKind } from '#domain';
+import { LATEST_WEBHOOK_VERSION, sampleSubjectOf, type EventKind } from '#domain';
 import type { PlatformEvent } from '#messaging';
 import { uuidV7At } from './ids.js';
 
@@ -38,18 +38,7 @@ export function transactionEvent(
     subjectId: uuid,
     ...envelope,
     data: {
-      uuid,
-      referenceId: 'order-1001',
-      status: 'confirmed',
-      psp: 'Payrexx Direct',
-      type: 'e-commerce',
-      paymentMethod: 'visa',
-      amount: 1990,
-      currency: 'CHF',
-      integrationId,
-      createdAt: now,
-      updatedAt: now,
-      threeDSecure: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
+      ...sampleSubjectOf('transaction', { id: uuid, at: now, integrationId, referenceId: 'order-1001' }).transaction,
       ...overrides,
     },
   };

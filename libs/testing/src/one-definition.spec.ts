@@ -25,10 +25,10 @@ const LAST_UNSCANNED_MIGRATION = 1763803000000;
 const PER_KIND_FILES = new Set([
   'libs/domain/src/event-kinds.ts', // the definition itself
   'libs/domain/src/webhook-version.ts', // WebhookSubject, the payload renderers
-  'libs/domain/src/webhook-schema.ts', // the payload schemas, descriptions and examples
+  'libs/domain/src/webhook-schema.ts', // the payload schemas and descriptions
+  'libs/domain/src/event-samples.ts', // one sample event of each kind
   'libs/domain/src/webhook-delivery.rules.ts', // the subject of a delivery
   'libs/messaging/src/messages.ts', // the record schema of each category
-  'apps/webhook-dispatcher/src/commands/sample-event.ts', // the test delivery's sample
 ]);
 
 /** The files that write out the newest read-API or payload version: the lists themselves and their renderers. */

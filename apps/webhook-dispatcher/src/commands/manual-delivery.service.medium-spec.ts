@@ -1,32 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
-import {
-  AmqpClient,
-  ATTEMPT_HEADER,
-  EXCHANGES,
-  ROUTING_KEYS,
-  type DeliveryMessage,
-  type DispatcherCommand,
-} from '#messaging';
-import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
-import {
-  AmqpTap,
-  appTestEnv,
-  insertDelivery,
-  insertMerchant,
-  insertWebhook,
-  type OwnInfrastructure,
-  provisionOwnInfrastructure,
-  waitFor,
-} from '#testing';
+import { ATTEMPT_HEADER, EXCHANGES, ROUTING_KEYS, type DeliveryMessage, type DispatcherCommand } from '#messaging';
+import { AmqpTap, appTestEnv, insertDelivery, insertMerchant, insertWebhook, waitFor } from '#testing';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { ManualDeliveryService } from './manual-delivery.service.js';
+import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 
 /**
  * webhook-config's "Send test" and "Resend" as the dispatcher carries them out, on a real database and broker (a tap
@@ -37,24 +20,18 @@ import { ManualDeliveryService } from './manual-delivery.service.js';
  * stay off the run's queues, which later suites' dispatchers consume.
  */
 describe('ManualDeliveryService (real PostgreSQL, RabbitMQ)', () => {
-  let own: OwnInfrastructure;
+  let infra: DispatcherSpecBroker;
   let admin: pg.Pool;
-  let db: DataSource;
-  let amqp: AmqpClient;
   let tap: AmqpTap<DeliveryMessage>;
   let manual: ManualDeliveryService;
   let merchantId: string;
 
   beforeAll(async () => {
-    own = await provisionOwnInfrastructure('manual-delivery');
-    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
     const config = loadWebhookDispatcherConfig(appTestEnv());
-    db = await new DataSource(
-      dataSourceOptions({ url: own.databaseUrl, poolSize: 4, ...WEBHOOK_DISPATCHER_DATABASE }),
-    ).initialize();
-    amqp = new AmqpClient({ url: own.amqpUrl, name: 'manual-delivery-spec', topology: config.topology });
-    await amqp.waitForConnect();
-    tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliver, own.amqpUrl);
+    infra = await dispatcherSpecInfrastructure('manual-delivery', { topology: config.topology });
+    const { db, amqp } = infra;
+    admin = infra.admin;
+    tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliver, infra.own.amqpUrl);
     const retry = new DatabaseRetry();
     manual = new ManualDeliveryService(
       new WebhookRepository(db, retry),
@@ -65,10 +42,7 @@ describe('ManualDeliveryService (real PostgreSQL, RabbitMQ)', () => {
   });
   afterAll(async () => {
     await tap?.close();
-    await amqp?.close();
-    await db?.destroy();
-    await admin?.end();
-    await own?.teardown();
+    await infra?.close();
   });
 
   const command = (type: DispatcherCommand['type'], webhookId: string, deliveryId: string): DispatcherCommand => ({

@@ -1,15 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
-import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
 import { PlatformMetrics } from '#platform';
-import {
-  insertDelivery,
-  insertMerchant,
-  insertWebhook,
-  type OwnInfrastructure,
-  provisionOwnInfrastructure,
-} from '#testing';
+import { insertDelivery, insertMerchant, insertWebhook } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
@@ -23,6 +16,7 @@ import { DeliveryLogWriter } from './delivery-log.writer.js';
 import { DeliveryWaitRepository } from './delivery-wait.repository.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { WebhookRateLimiter } from './webhook-rate.limiter.js';
+import { dispatcherSpecInfrastructure, type DispatcherSpecInfrastructure } from '../../test/spec-infrastructure.js';
 
 /**
  * What a delivery must pass before its attempt, with the gate's real collaborators on a real database (log writer,
@@ -34,7 +28,7 @@ import { WebhookRateLimiter } from './webhook-rate.limiter.js';
  * seen by no other suite's dispatcher.
  */
 describe('DeliveryGate (real PostgreSQL)', () => {
-  let own: OwnInfrastructure;
+  let infra: DispatcherSpecInfrastructure;
   let admin: pg.Pool;
   const current = new Map<string, SigningWebhook>();
   const cache = { forDelivery: async (id: string) => current.get(id) } as unknown as WebhookCache;
@@ -45,11 +39,8 @@ describe('DeliveryGate (real PostgreSQL)', () => {
   let merchantId: string;
 
   beforeAll(async () => {
-    own = await provisionOwnInfrastructure('delivery-gate');
-    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
-    db = await new DataSource(
-      dataSourceOptions({ url: own.databaseUrl, poolSize: 4, ...WEBHOOK_DISPATCHER_DATABASE }),
-    ).initialize();
+    infra = await dispatcherSpecInfrastructure('delivery-gate');
+    ({ admin, db } = infra);
     const retry = new DatabaseRetry();
     // Health reports are not what this suite is about: nobody is told.
     log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
@@ -67,9 +58,7 @@ describe('DeliveryGate (real PostgreSQL)', () => {
   });
   afterAll(async () => {
     await log?.onApplicationShutdown();
-    await db?.destroy();
-    await admin?.end();
-    await own?.teardown();
+    await infra?.close();
   });
 
   /** A webhook in the database and its settings as the cache hands them to the gate. */

@@ -4,17 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { generateWebhookSecret } from '#domain';
 import { AmqpClient, type DeliveryMessage, type DeliverySnapshot } from '#messaging';
-import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
 import { PlatformMetrics } from '#platform';
-import {
-  appTestEnv,
-  insertDelivery,
-  insertMerchant,
-  insertWebhook,
-  type OwnInfrastructure,
-  provisionOwnInfrastructure,
-  waitFor,
-} from '#testing';
+import { appTestEnv, insertDelivery, insertMerchant, insertWebhook, waitFor } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
@@ -34,6 +25,7 @@ import { DeliveryWaitRepository } from './delivery-wait.repository.js';
 import { HttpSender } from './http.sender.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { WebhookRateLimiter } from './webhook-rate.limiter.js';
+import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 
 interface Received {
   path: string;
@@ -51,7 +43,7 @@ interface Received {
  * queues.
  */
 describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
-  let own: OwnInfrastructure;
+  let infra: DispatcherSpecBroker;
   let admin: pg.Pool;
   const settings = new Map<string, SigningWebhook>();
   const cache = { forDelivery: async (id: string) => settings.get(id) } as unknown as WebhookCache;
@@ -67,8 +59,6 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
   let merchantId: string;
 
   beforeAll(async () => {
-    own = await provisionOwnInfrastructure('delivery-service');
-    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
     receiver = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -83,11 +73,8 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     baseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
     const config = loadWebhookDispatcherConfig(appTestEnv({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }));
-    db = await new DataSource(
-      dataSourceOptions({ url: own.databaseUrl, poolSize: 6, ...WEBHOOK_DISPATCHER_DATABASE }),
-    ).initialize();
-    amqp = new AmqpClient({ url: own.amqpUrl, name: 'delivery-service-spec', topology: config.topology });
-    await amqp.waitForConnect();
+    infra = await dispatcherSpecInfrastructure('delivery-service', { poolSize: 6, topology: config.topology });
+    ({ admin, db, amqp } = infra);
     const retry = new DatabaseRetry();
     const metrics = new DispatcherMetrics(new PlatformMetrics());
     // Health reports are not what this suite is about: nobody is told.
@@ -118,10 +105,7 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
   afterAll(async () => {
     await service?.settleDetached(5_000);
     await log?.onApplicationShutdown();
-    await amqp?.close();
-    await db?.destroy();
-    await admin?.end();
-    await own?.teardown();
+    await infra?.close();
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));
   });

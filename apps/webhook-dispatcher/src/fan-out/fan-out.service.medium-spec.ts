@@ -8,18 +8,8 @@ import {
   ROUTING_KEYS,
   type DeliveryMessage,
 } from '#messaging';
-import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
 import { PlatformMetrics } from '#platform';
-import {
-  AmqpTap,
-  appTestEnv,
-  insertMerchant,
-  insertWebhook,
-  type OwnInfrastructure,
-  provisionOwnInfrastructure,
-  transactionEvent,
-  waitFor,
-} from '#testing';
+import { AmqpTap, appTestEnv, insertMerchant, insertWebhook, transactionEvent, waitFor } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
@@ -31,6 +21,7 @@ import { WebhookCache } from '../webhook/webhook.cache.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { FanOutService } from './fan-out.service.js';
 import { DeliveryRepository } from './delivery.repository.js';
+import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 
 /**
  * One event in, one delivery per matching webhook out, on a real database and broker: the webhooks come from
@@ -40,7 +31,7 @@ import { DeliveryRepository } from './delivery.repository.js';
  * stay off the run's queues, which later suites' dispatchers consume.
  */
 describe('FanOutService (real PostgreSQL, RabbitMQ)', () => {
-  let own: OwnInfrastructure;
+  let infra: DispatcherSpecBroker;
   let admin: pg.Pool;
   let db: DataSource;
   let amqp: AmqpClient;
@@ -49,15 +40,10 @@ describe('FanOutService (real PostgreSQL, RabbitMQ)', () => {
   let tap: AmqpTap<DeliveryMessage>;
 
   beforeAll(async () => {
-    own = await provisionOwnInfrastructure('fan-out');
-    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
     const config = loadWebhookDispatcherConfig(appTestEnv());
-    db = await new DataSource(
-      dataSourceOptions({ url: own.databaseUrl, poolSize: 4, ...WEBHOOK_DISPATCHER_DATABASE }),
-    ).initialize();
-    amqp = new AmqpClient({ url: own.amqpUrl, name: 'fan-out-spec', topology: config.topology });
-    await amqp.waitForConnect();
-    tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliver, own.amqpUrl);
+    infra = await dispatcherSpecInfrastructure('fan-out', { topology: config.topology });
+    ({ admin, db, amqp } = infra);
+    tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliver, infra.own.amqpUrl);
     const retry = new DatabaseRetry();
     // Health reports are not what this suite is about: nobody is told.
     log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
@@ -72,10 +58,7 @@ describe('FanOutService (real PostgreSQL, RabbitMQ)', () => {
   afterAll(async () => {
     await log?.onApplicationShutdown();
     await tap?.close();
-    await amqp?.close();
-    await db?.destroy();
-    await admin?.end();
-    await own?.teardown();
+    await infra?.close();
   });
 
   const subjectOf = (event: ReturnType<typeof transactionEvent>) => {

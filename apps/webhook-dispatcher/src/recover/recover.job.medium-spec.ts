@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomUUID, randomUUIDv7 } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import { AmqpClient, ATTEMPT_HEADER, EXCHANGES, ROUTING_KEYS, type DeliveryMessage } from '#messaging';
-import { dataSourceOptions, type LogOutcome, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
+import { type LogOutcome } from '#persistence';
 import { PlatformMetrics } from '#platform';
-import {
-  AmqpTap,
-  appTestEnv,
-  insertDelivery,
-  insertMerchant,
-  insertWebhook,
-  type OwnInfrastructure,
-  provisionOwnInfrastructure,
-  uuidV7At,
-} from '#testing';
+import { AmqpTap, appTestEnv, insertDelivery, insertMerchant, insertWebhook } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
@@ -24,6 +15,8 @@ import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js'
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { RecoverJob } from './recover.job.js';
 import { RecoverRepository } from './recover.repository.js';
+import { attemptRecord } from '../../test/attempt-record.fixture.js';
+import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 
 const HOUR = 3_600_000;
 
@@ -36,7 +29,7 @@ const HOUR = 3_600_000;
  * and what it queues stays off the run's queues.
  */
 describe('RecoverJob (real PostgreSQL, RabbitMQ)', () => {
-  let own: OwnInfrastructure;
+  let infra: DispatcherSpecBroker;
   let admin: pg.Pool;
   const config = loadWebhookDispatcherConfig(appTestEnv());
   let db: DataSource;
@@ -48,14 +41,9 @@ describe('RecoverJob (real PostgreSQL, RabbitMQ)', () => {
   let merchantId: string;
 
   beforeAll(async () => {
-    own = await provisionOwnInfrastructure('recover-job');
-    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
-    db = await new DataSource(
-      dataSourceOptions({ url: own.databaseUrl, poolSize: 4, ...WEBHOOK_DISPATCHER_DATABASE }),
-    ).initialize();
-    amqp = new AmqpClient({ url: own.amqpUrl, name: 'recover-job-spec', topology: config.topology });
-    await amqp.waitForConnect();
-    tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliverRecovered, own.amqpUrl);
+    infra = await dispatcherSpecInfrastructure('recover-job', { topology: config.topology });
+    ({ admin, db, amqp } = infra);
+    tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliverRecovered, infra.own.amqpUrl);
     const retry = new DatabaseRetry();
     // Health reports are not what this suite is about: nobody is told.
     log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
@@ -73,48 +61,17 @@ describe('RecoverJob (real PostgreSQL, RabbitMQ)', () => {
     await job?.beforeApplicationShutdown();
     await log?.onApplicationShutdown();
     await tap?.close();
-    await amqp?.close();
-    await db?.destroy();
-    await admin?.end();
-    await own?.teardown();
+    await infra?.close();
   });
 
   /** Logs an attempt of the delivery through the dispatcher's log writer. */
-  async function logAttempt(
+  const logAttempt = (
     webhookId: string,
     deliveryId: string,
     attempt: number,
     outcome: LogOutcome,
     { manual = false, recoverId }: { manual?: boolean; recoverId?: string } = {},
-  ) {
-    const at = Date.now();
-    await log.write({
-      id: uuidV7At(at),
-      deliveryId,
-      webhookId,
-      attempt,
-      eventType: 'transaction',
-      eventId: randomUUID(),
-      request: {
-        url: 'https://example.com/h',
-        contentType: 'json',
-        version: '2026-08-20',
-        psp: null,
-        type: null,
-        uuid: 'x',
-        referenceId: null,
-      },
-      outcome,
-      status: outcome === 'delivered' ? 200 : outcome === 'failed' ? 500 : null,
-      durationMs: 5,
-      error: null,
-      responseExcerpt: null,
-      createdAt: new Date(at),
-      nextAttemptAt: null,
-      manual,
-      recoverId,
-    });
-  }
+  ) => log.write(attemptRecord({ webhookId, deliveryId, attempt, outcome }, { manual, recoverId }));
 
   /** A webhook with `failed` failed deliveries and one delivered, in the last hour; the failed ones' ids. */
   async function webhookWithFailures(failed: number): Promise<{ webhookId: string; failedIds: string[] }> {

@@ -9,6 +9,7 @@ import { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
 import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
 import { RecoverRepository, type RecoverRow } from './recover.repository.js';
+import { attemptRecord } from '../../test/attempt-record.fixture.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -41,7 +42,7 @@ describe('RecoverRepository (real PostgreSQL)', () => {
   }
 
   /** Logs an attempt through the dispatcher's log writer, `at` (ms). */
-  async function logAttempt(
+  const logAttempt = (
     webhookId: string,
     deliveryId: string,
     attempt: number,
@@ -49,34 +50,7 @@ describe('RecoverRepository (real PostgreSQL)', () => {
     at: number,
     manual = false,
     recoverId?: string,
-  ) {
-    await log.write({
-      id: uuidV7At(at),
-      deliveryId,
-      webhookId,
-      attempt,
-      eventType: 'transaction',
-      eventId: randomUUID(),
-      request: {
-        url: 'https://example.com/h',
-        contentType: 'json',
-        version: '2026-08-20',
-        psp: null,
-        type: null,
-        uuid: 'x',
-        referenceId: null,
-      },
-      outcome,
-      status: outcome === 'delivered' ? 200 : outcome === 'failed' ? 500 : null,
-      durationMs: 5,
-      error: null,
-      responseExcerpt: null,
-      createdAt: new Date(at),
-      nextAttemptAt: null,
-      manual,
-      recoverId,
-    });
-  }
+  ) => log.write(attemptRecord({ webhookId, deliveryId, attempt, outcome, at }, { manual, recoverId }));
 
   /** A delivery created `at` with log entries (outcome, minutes after it), written by the log writer. */
   async function delivery(webhookId: string, at: number, entries: Array<[outcome: LogOutcome, afterMinutes: number]>) {

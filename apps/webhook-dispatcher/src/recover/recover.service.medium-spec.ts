@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUIDv7 } from 'node:crypto';
 import { RECOVER_CANCEL_COMMAND, RECOVER_COMMAND, type RecoverCommand } from '#messaging';
-import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
-import { insertMerchant, insertWebhook, type OwnInfrastructure, provisionOwnInfrastructure } from '#testing';
+import { insertMerchant, insertWebhook } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { RecoverRepository } from './recover.repository.js';
 import { RecoverService } from './recover.service.js';
+import { dispatcherSpecInfrastructure, type DispatcherSpecInfrastructure } from '../../test/spec-infrastructure.js';
 
 /**
  * webhook-config's recover commands on a real database: a start records the recover once (one running per webhook),
@@ -15,25 +15,20 @@ import { RecoverService } from './recover.service.js';
  * job of another suite sees its running recovers (of webhooks without a secret).
  */
 describe('RecoverService (real PostgreSQL)', () => {
-  let own: OwnInfrastructure;
+  let infra: DispatcherSpecInfrastructure;
   let admin: pg.Pool;
   let db: DataSource;
   let service: RecoverService;
   let merchantId: string;
 
   beforeAll(async () => {
-    own = await provisionOwnInfrastructure('recover-service');
-    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
-    db = await new DataSource(
-      dataSourceOptions({ url: own.databaseUrl, poolSize: 2, ...WEBHOOK_DISPATCHER_DATABASE }),
-    ).initialize();
+    infra = await dispatcherSpecInfrastructure('recover-service', { poolSize: 2 });
+    ({ admin, db } = infra);
     service = new RecoverService(new RecoverRepository(db, new DatabaseRetry()));
     merchantId = await insertMerchant(admin);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await admin?.end();
-    await own?.teardown();
+    await infra?.close();
   });
 
   const command = (

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { AmqpClient, EXCHANGES, type WebhookHealthReport } from '#messaging';
-import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
-import { AmqpTap, appTestEnv, type OwnInfrastructure, provisionOwnInfrastructure, waitFor } from '#testing';
+import { AmqpTap, appTestEnv, waitFor } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
@@ -14,6 +13,7 @@ import {
   WebhookHealthMonitor,
 } from './webhook-health.monitor.js';
 import type { WebhookCache } from './webhook.cache.js';
+import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 
 const HOUR = 3_600_000;
 
@@ -26,7 +26,7 @@ const HOUR = 3_600_000;
  */
 describe('WebhookHealthMonitor (real PostgreSQL, RabbitMQ)', () => {
   const config = loadWebhookDispatcherConfig(appTestEnv());
-  let own: OwnInfrastructure;
+  let infra: DispatcherSpecBroker;
   let admin: pg.Pool;
   const webhooks = new Map<string, MonitoredWebhook>();
   const cache = { forDelivery: async (id: string) => webhooks.get(id) } as unknown as WebhookCache;
@@ -37,23 +37,15 @@ describe('WebhookHealthMonitor (real PostgreSQL, RabbitMQ)', () => {
   let monitors: WebhookHealthMonitor[];
 
   beforeAll(async () => {
-    own = await provisionOwnInfrastructure('health-monitor');
-    admin = new pg.Pool({ connectionString: own.databaseUrl, max: 2 });
-    db = await new DataSource(
-      dataSourceOptions({ url: own.databaseUrl, poolSize: 2, ...WEBHOOK_DISPATCHER_DATABASE }),
-    ).initialize();
-    amqp = new AmqpClient({ url: own.amqpUrl, name: 'health-spec', topology: config.topology });
-    await amqp.waitForConnect();
-    tap = await AmqpTap.bind<WebhookHealthReport>(EXCHANGES.health, '#', own.amqpUrl);
+    infra = await dispatcherSpecInfrastructure('health-monitor', { poolSize: 2, topology: config.topology });
+    ({ admin, db, amqp } = infra);
+    tap = await AmqpTap.bind<WebhookHealthReport>(EXCHANGES.health, '#', infra.own.amqpUrl);
     // Two processes: each remembers only what it sent itself.
     monitors = [0, 1].map(() => new WebhookHealthMonitor(db, config, amqp, cache));
   });
   afterAll(async () => {
     await tap?.close();
-    await amqp?.close();
-    await db?.destroy();
-    await admin?.end();
-    await own?.teardown();
+    await infra?.close();
   });
 
   const row = (overrides: Partial<HealthRow> = {}): HealthRow => ({

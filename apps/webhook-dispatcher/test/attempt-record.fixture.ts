@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { uuidV7At } from '#testing';
+import type { AttemptRecord } from '../src/delivery/delivery-log.writer.js';
+
+/**
+ * A log entry as the dispatcher's log writer takes it (`DeliveryLogWriter.write`): attempt `attempt` of a delivery,
+ * with `outcome` and its status (200 delivered, 500 failed, none skipped or superseded), at `at` (ms; its id is a
+ * UUIDv7 of that time, as the dispatcher makes them). `overrides` set the rest (manual, recoverId, the request…).
+ */
+export function attemptRecord(
+  entry: Pick<AttemptRecord, 'webhookId' | 'deliveryId' | 'attempt' | 'outcome'> & { at?: number },
+  overrides: Partial<AttemptRecord> = {},
+): AttemptRecord {
+  const at = entry.at ?? Date.now();
+  return {
+    id: uuidV7At(at),
+    deliveryId: entry.deliveryId,
+    webhookId: entry.webhookId,
+    attempt: entry.attempt,
+    eventType: 'transaction',
+    eventId: randomUUID(),
+    request: {
+      url: 'https://example.com/h',
+      contentType: 'json',
+      version: '2026-08-20',
+      psp: null,
+      type: null,
+      uuid: 'x',
+      referenceId: null,
+    },
+    outcome: entry.outcome,
+    status: entry.outcome === 'delivered' ? 200 : entry.outcome === 'failed' ? 500 : null,
+    durationMs: 5,
+    error: null,
+    responseExcerpt: null,
+    createdAt: new Date(at),
+    nextAttemptAt: null,
+    manual: false,
+    ...overrides,
+  };
+}

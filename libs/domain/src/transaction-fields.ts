@@ -36,7 +36,15 @@ import {
  * event), so a new field of a known type needs nothing there.
  */
 export type TransactionFieldType =
-  'uuid' | 'text' | 'enum' | 'paymentMethod' | 'amount' | 'currency' | 'instant' | 'threeDSecure';
+  | 'uuid'
+  | 'text'
+  | 'enum'
+  /** A lowercase slug of the payment method's pattern. */
+  | 'slug'
+  | 'amount'
+  | 'currency'
+  | 'instant'
+  | 'threeDSecure';
 
 /** One field of the transaction. */
 export interface TransactionField {
@@ -132,7 +140,7 @@ export const TRANSACTION_FIELDS = [
     key: 'paymentMethod',
     record: 'paymentMethod',
     column: 'payment_method',
-    type: 'paymentMethod',
+    type: 'slug',
     nullable: false,
     since: FIRST,
     schema: {

@@ -90,7 +90,7 @@ const RECORD_VALUES: { readonly [T in TransactionFieldType]: (field: Transaction
   uuid: (field) => (field.nullable ? nullableUuid : uuid),
   text: (field) => (field.nullable ? nullableText : text),
   enum: (field) => ({ enum: field.values }),
-  paymentMethod: () => ({
+  slug: () => ({
     type: 'string',
     pattern: PAYMENT_METHOD_PATTERN.source,
     maxLength: PAYMENT_METHOD_MAX_LENGTH,

@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import pg from 'pg';
-// The event JSON exactly as transaction-api's statements build it (the benchmark builds the app first).
-import { transactionEventJson } from '../../dist/apps/transaction-api/src/transaction/transaction.row.js';
-
-const COLUMNS = `uuid, merchant_id AS "merchantId", integration_id AS "integrationId", reference_id AS "referenceId",
-  status, psp, type, payment_method AS "paymentMethod", amount, currency, three_d_secure AS "threeDSecure",
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+// The columns and the event JSON exactly as transaction-api's statements have them (the benchmark builds the app
+// first).
+import {
+  TRANSACTION_COLUMNS as COLUMNS,
+  transactionEventJson,
+} from '../../dist/apps/transaction-api/src/transaction/transaction.row.js';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 20) });
 const merchantId = process.env.MERCHANT_ID;
 

@@ -76,8 +76,8 @@ export const THREE_D_SECURE_SINCE_API_VERSION: ApiVersion = API_VERSIONS.find(
 export type PublicTransaction<V extends ApiVersion = ApiVersion> = ReturnType<(typeof TRANSACTION_RENDERERS)[V]>;
 
 /**
- * Render the public transaction object of an API version: keys `uuid, referenceId, status, psp, type,
- * paymentMethod, amount, currency, integrationId, createdAt, updatedAt`, and from 1.17 `3dsecure`.
+ * Render the public transaction object of an API version: the fields of `TRANSACTION_FIELDS`
+ * (`transaction-fields.ts`) dated at or before it, in their order.
  *
  * @throws {RangeError} for a version that is not in {@link API_VERSIONS} (check with {@link isApiVersion} first),
  *   or for an invalid `createdAt`/`updatedAt`.

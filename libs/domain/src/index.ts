@@ -4,6 +4,7 @@
  */
 export * from './payment.constants.js';
 export * from './three-d-secure.js';
+export * from './transaction-fields.js';
 export * from './record.shapes.js';
 export * from './transaction.renderer.js';
 export * from './api-version.js';

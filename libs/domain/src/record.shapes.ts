@@ -4,6 +4,7 @@
  */
 import type { PaymentMethod, TransactionStatus, TransactionType } from './payment.constants.js';
 import type { ThreeDSecure } from './three-d-secure.js';
+import type { SameKeys, TransactionFieldRecordKey } from './transaction-fields.js';
 
 /** A point in time: a `Date` or anything `new Date(x)` reads (ISO 8601 string, epoch milliseconds). */
 export type Instant = Date | string | number;
@@ -26,6 +27,10 @@ export interface TransactionRecord {
   /** `null` when not collected, not applicable or unresolvable. Older records may lack the field (read as `null`). */
   threeDSecure?: ThreeDSecure | null;
 }
+
+/** The record has exactly the table's record keys (`transaction-fields.ts`): a field added to one only fails to compile. */
+const RECORD_KEYS_MATCH: SameKeys<keyof TransactionRecord, TransactionFieldRecordKey> = true;
+void RECORD_KEYS_MATCH;
 
 /** A stored subscription together with the event being reported. */
 export interface SubscriptionRecord {

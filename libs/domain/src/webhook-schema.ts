@@ -13,15 +13,22 @@
 import { TRANSACTION_RENDERERS, API_VERSIONS } from './api-version.js';
 import { encodePhpPost, WEBHOOK_MIME_TYPES, type PayloadObject } from './payload-encoding.js';
 import {
-  CARD_NETWORKS,
-  PAYMENT_METHOD_MAX_LENGTH,
-  PAYMENT_METHOD_PATTERN,
-  TRANSACTION_STATUSES,
-  TRANSACTION_TYPES,
-} from './payment.constants.js';
+  AMOUNT,
+  closedObject,
+  CURRENCY,
+  INSTANT,
+  NULLABLE_UUID,
+  REFERENCE_ID,
+  UUID,
+  type JsonSchema,
+} from './json-schema.parts.js';
 import { SAMPLE_SUBJECTS } from './event-samples.js';
 import { SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from './record.shapes.js';
-import { renderTransactionBase, renderTransactionWithThreeDSecure } from './transaction.renderer.js';
+import {
+  RENDERED_TRANSACTION_FIELDS,
+  renderTransactionBase,
+  renderTransactionWithThreeDSecure,
+} from './transaction.renderer.js';
 import type { WebhookHeaders } from './webhook-signature.js';
 import {
   isWebhookEventType,
@@ -36,81 +43,17 @@ import {
   type WebhookVersion,
 } from './webhook-version.js';
 
-/** A JSON Schema (2020-12) as a plain object. */
-export type JsonSchema = { readonly [keyword: string]: unknown };
+export type { JsonSchema } from './json-schema.parts.js';
 
 /** The JSON Schema dialect of the schemas here (and of OpenAPI 3.1). */
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
-/** An object with exactly these properties, every one required. */
-function closedObject(description: string, properties: Record<string, JsonSchema>): JsonSchema {
-  return { type: 'object', description, properties, required: Object.keys(properties), additionalProperties: false };
+/** The closed object of a transaction renderer's fields, each with its schema (`transaction-fields.ts`). */
+function transactionShape(description: string, renderer: unknown): JsonSchema {
+  const fields = RENDERED_TRANSACTION_FIELDS.get(renderer);
+  if (fields === undefined) throw new RangeError('Not a transaction renderer');
+  return closedObject(description, Object.fromEntries(fields.map((field) => [field.key, field.schema])));
 }
-
-const UUID: JsonSchema = { type: 'string', format: 'uuid' };
-const NULLABLE_UUID: JsonSchema = { type: ['string', 'null'], format: 'uuid' };
-const NULLABLE_TEXT: JsonSchema = { type: ['string', 'null'] };
-const INSTANT: JsonSchema = {
-  type: 'string',
-  format: 'date-time',
-  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$',
-  description: 'ISO 8601 in UTC with milliseconds.',
-};
-const AMOUNT: JsonSchema = { type: 'integer', minimum: 1, description: 'Minor units of the currency (1990 = 19.90).' };
-const CURRENCY: JsonSchema = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.' };
-const REFERENCE_ID: JsonSchema = { ...NULLABLE_TEXT, description: "The merchant's reference (e.g. the order number)." };
-
-const THREE_D_SECURE: JsonSchema = {
-  description:
-    'The result of the 3-D Secure authentication of an e-commerce card payment, or null (not a card payment, not ' +
-    'collected, or not readable). Never a cryptogram or a 3-D Secure transaction id.',
-  anyOf: [
-    {
-      ...closedObject('Exactly the keys eci, source, version, flow.', {
-        eci: { type: 'string', pattern: '^[0-9]{2}$', description: 'Electronic Commerce Indicator, two digits.' },
-        source: {
-          type: 'string',
-          enum: ['3ds', 'token'],
-          description: '`3ds`: a 3-D Secure authentication; `token`: a network token cryptogram.',
-        },
-        version: {
-          type: ['string', 'null'],
-          pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$',
-          description: 'The 3-D Secure protocol version in three parts; null for `token` or when not numeric.',
-        },
-        flow: {
-          type: ['string', 'null'],
-          enum: ['frictionless', 'challenge', null],
-          description: 'How the issuer authenticated; null for `token` or when unknown.',
-        },
-      }),
-      if: { properties: { source: { const: 'token' } }, required: ['source'] },
-      then: { properties: { version: { type: 'null' }, flow: { type: 'null' } } },
-    },
-    { type: 'null' },
-  ],
-};
-
-const TRANSACTION_BASE: Record<string, JsonSchema> = {
-  uuid: UUID,
-  referenceId: REFERENCE_ID,
-  status: { type: 'string', enum: TRANSACTION_STATUSES },
-  psp: { type: 'string', description: 'The payment service provider that processed the payment.' },
-  type: { type: 'string', enum: TRANSACTION_TYPES },
-  paymentMethod: {
-    type: 'string',
-    pattern: PAYMENT_METHOD_PATTERN.source,
-    maxLength: PAYMENT_METHOD_MAX_LENGTH,
-    description:
-      `A lowercase slug; the list is open (e.g. \`twint\`, \`bank-transfer\`). Card networks: ` +
-      `${CARD_NETWORKS.join(', ')}.`,
-  },
-  amount: AMOUNT,
-  currency: CURRENCY,
-  integrationId: { ...NULLABLE_UUID, description: 'The integration the payment came through; null for none.' },
-  createdAt: INSTANT,
-  updatedAt: { ...INSTANT, description: 'The time of the latest change (ISO 8601 in UTC with milliseconds).' },
-};
 
 /** The API versions whose transaction renderer is `renderer`, e.g. `API 1.0–1.16`. */
 function apiVersionsOf(renderer: unknown): string {
@@ -122,17 +65,17 @@ function apiVersionsOf(renderer: unknown): string {
 const RENDERED_SHAPES: ReadonlyMap<unknown, JsonSchema> = new Map<unknown, JsonSchema>([
   [
     renderTransactionBase,
-    closedObject(
+    transactionShape(
       `The transaction object without \`3dsecure\`, as in ${apiVersionsOf(renderTransactionBase)}.`,
-      TRANSACTION_BASE,
+      renderTransactionBase,
     ),
   ],
   [
     renderTransactionWithThreeDSecure,
-    closedObject(
+    transactionShape(
       `The transaction object with \`3dsecure\` (always present, an object or null), as in ` +
         `${apiVersionsOf(renderTransactionWithThreeDSecure)}.`,
-      { ...TRANSACTION_BASE, '3dsecure': THREE_D_SECURE },
+      renderTransactionWithThreeDSecure,
     ),
   ],
   [

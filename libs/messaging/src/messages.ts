@@ -1,15 +1,19 @@
 import { randomUUIDv7 } from 'node:crypto';
 import {
   EVENT_KINDS,
+  FIRST_TRANSACTION_FIELDS,
+  TRANSACTION_FIELDS,
   PAYMENT_METHOD_MAX_LENGTH,
   PLATFORM_EVENT_TYPES,
   PAYMENT_METHOD_PATTERN,
-  TRANSACTION_STATUSES,
-  TRANSACTION_TYPES,
   WEBHOOK_CONTENT_TYPES,
   type EventKind,
+  type TransactionField,
+  type TransactionFieldType,
+  type TransactionRecord,
   type WebhookSubject,
 } from '#domain';
+import type { JSONSchema } from 'json-schema-to-ts';
 import {
   headersContract,
   messageContract,
@@ -81,54 +85,54 @@ export const platformEvents = messageContract('platform event', {
 });
 export type PlatformEvent = MessageOf<typeof platformEvents>;
 
-/** A transaction event's `data`: libs/domain's TransactionRecord, dates as ISO strings. */
-const transactionRecords = partContract('transaction record', {
-  type: 'object',
-  properties: {
-    uuid,
-    referenceId: nullableText,
-    status: { enum: TRANSACTION_STATUSES },
-    psp: text,
-    type: { enum: TRANSACTION_TYPES },
-    paymentMethod: { type: 'string', pattern: PAYMENT_METHOD_PATTERN.source, maxLength: PAYMENT_METHOD_MAX_LENGTH },
-    amount: AMOUNT,
-    currency: text,
-    integrationId: nullableUuid,
-    createdAt: INSTANT,
-    updatedAt: INSTANT,
-    // The resolved `3dsecure` object (never a cryptogram or a 3-D Secure id: the schema drops any other key).
-    threeDSecure: {
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          properties: {
-            eci: text,
-            source: { enum: ['3ds', 'token'] },
-            version: nullableText,
-            flow: { enum: ['frictionless', 'challenge', null] },
-          },
-          required: ['eci', 'source', 'version', 'flow'],
-          additionalProperties: false,
+/** How an event's record spells each type of transaction field (`#domain`'s transaction-fields.ts). */
+const RECORD_VALUES: { readonly [T in TransactionFieldType]: (field: TransactionField) => JSONSchema } = {
+  uuid: (field) => (field.nullable ? nullableUuid : uuid),
+  text: (field) => (field.nullable ? nullableText : text),
+  enum: (field) => ({ enum: field.values }),
+  slug: () => ({
+    type: 'string',
+    pattern: PAYMENT_METHOD_PATTERN.source,
+    maxLength: PAYMENT_METHOD_MAX_LENGTH,
+  }),
+  amount: () => AMOUNT,
+  currency: () => text,
+  instant: () => INSTANT,
+  // The resolved `3dsecure` object (never a cryptogram or a 3-D Secure id: the schema drops any other key).
+  threeDSecure: () => ({
+    anyOf: [
+      { type: 'null' },
+      {
+        type: 'object',
+        properties: {
+          eci: text,
+          source: { enum: ['3ds', 'token'] },
+          version: nullableText,
+          flow: { enum: ['frictionless', 'challenge', null] },
         },
-      ],
-    },
+        required: ['eci', 'source', 'version', 'flow'],
+        additionalProperties: false,
+      },
+    ],
+  }),
+};
+
+/**
+ * A transaction event's `data`: libs/domain's TransactionRecord, dates as ISO strings, one property per field of
+ * the transaction. A field that came after the first version is optional: events written before it lack it.
+ */
+const transactionRecords = partContract<JSONSchema & { type: 'object' }, TransactionRecord & RecordDates>(
+  'transaction record',
+  {
+    type: 'object',
+    properties: Object.fromEntries(TRANSACTION_FIELDS.map((field) => [field.record, RECORD_VALUES[field.type](field)])),
+    required: FIRST_TRANSACTION_FIELDS.map((field) => field.record),
+    additionalProperties: false,
   },
-  required: [
-    'uuid',
-    'referenceId',
-    'status',
-    'psp',
-    'type',
-    'paymentMethod',
-    'amount',
-    'currency',
-    'integrationId',
-    'createdAt',
-    'updatedAt',
-  ],
-  additionalProperties: false,
-});
+);
+
+/** The record's instants as events carry them. */
+type RecordDates = { createdAt: string; updatedAt: string };
 
 /** A subscription event's `data`: libs/domain's SubscriptionRecord. */
 const subscriptionRecords = partContract('subscription record', {

@@ -2,14 +2,21 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EVENT_KINDS, LATEST_API_VERSION, LATEST_WEBHOOK_VERSION } from '#domain';
+import {
+  EVENT_KINDS,
+  FIRST_TRANSACTION_FIELDS,
+  LATEST_API_VERSION,
+  LATEST_WEBHOOK_VERSION,
+  TRANSACTION_FIELDS,
+} from '#domain';
 
 /*
- * Issue #33, one definition each: the kinds of event (with their event types), the webhook payload versions and the
- * read-API versions are defined in libs/domain (event-kinds.ts, webhook-version.ts, api-version.ts) and everything
- * else derives from them. This scan fails when a copy creeps back into the code: a hand-written list of kinds, a file
- * naming every kind that is not one of the few that handle each kind on its own (the compiler makes those cover
- * every kind), or the newest version written out. Specs (fixtures: they pin the contract on purpose), the generated
+ * Issue #33, one definition each: the kinds of event (with their event types), the webhook payload versions, the
+ * read-API versions and the transaction's fields are defined in libs/domain (event-kinds.ts, webhook-version.ts,
+ * api-version.ts, transaction-fields.ts) and everything else derives from them. This scan fails when a copy creeps
+ * back into the code: a hand-written list of kinds, a file naming every kind that is not one of the few that handle
+ * each kind on its own (the compiler makes those cover every kind), the newest version written out, or the
+ * transaction's fields or columns listed outside the few files that must. Specs (fixtures: they pin the contract on purpose), the generated
  * ui/types/api.d.ts, benches and migrations up to the one that dropped the list from the database are not scanned.
  * What to change instead: docs/guides.md.
  */
@@ -31,8 +38,27 @@ const PER_KIND_FILES = new Set([
   'libs/messaging/src/messages.ts', // the record schema of each category
 ]);
 
-/** The files that write out the newest read-API or payload version: the lists themselves and their renderers. */
-const VERSION_FILES = new Set(['libs/domain/src/api-version.ts', 'libs/domain/src/webhook-version.ts']);
+/** The files that write out the newest read-API or payload version: the lists, their renderers, the fields' `since`. */
+const VERSION_FILES = new Set([
+  'libs/domain/src/api-version.ts',
+  'libs/domain/src/webhook-version.ts',
+  'libs/domain/src/transaction-fields.ts',
+]);
+
+/**
+ * The files that name every field of the transaction (of its first version) as a key or a string: the table, the
+ * types the compiler holds to it, and what is not the transaction object but takes every field of it.
+ */
+const FIELD_FILES = new Set([
+  'libs/domain/src/transaction-fields.ts', // the definition itself
+  'libs/domain/src/record.shapes.ts', // TransactionRecord (its keys must equal the table's: a compile error)
+  'libs/domain/src/transaction.renderer.ts', // PublicTransactionBase (likewise)
+  'libs/domain/src/event-samples.ts', // the sample transaction's values (typed TransactionRecord)
+  'apps/transaction-api/src/transaction/transaction.dto.ts', // the platform API's input, validated field by field
+  'apps/transaction-api/src/transaction/transaction.service.ts', // the row made of that input
+  'apps/transaction-api/src/transaction/transaction.fingerprint.ts', // idempotency: a stored hash, its order frozen
+  'libs/domain/test/fixtures.ts', // the specs' records (they pin the contract on purpose)
+]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -62,7 +88,7 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 describe('one definition each (issue #33)', () => {
   it('scans the sources of every app and library', () => {
     expect(scanned.length).toBeGreaterThan(300);
-    for (const path of [...PER_KIND_FILES, ...VERSION_FILES]) expect(scanned).toContain(path);
+    for (const path of [...PER_KIND_FILES, ...VERSION_FILES, ...FIELD_FILES]) expect(scanned).toContain(path);
   });
 
   it('no file lists the kinds of event by hand (an array, a union, an SQL ARRAY): they come from EVENT_KINDS', () => {
@@ -84,5 +110,23 @@ describe('one definition each (issue #33)', () => {
     );
     const sources = scanned.filter((path) => /^(apps\/[^/]+\/(src|ui)|libs\/[^/]+\/src)\//.test(path));
     expect(sources.filter((path) => newest.test(code(path)) && !VERSION_FILES.has(path))).toEqual([]);
+  });
+
+  it('only the field files name every field of the transaction: the rest take them from TRANSACTION_FIELDS', () => {
+    const naming = (path: string) => {
+      const text = code(path);
+      return FIRST_TRANSACTION_FIELDS.every((field) =>
+        new RegExp(`['"\`]${field.record}['"\`]|^\\s*${field.record}\\s*[!?]?:`, 'm').test(text),
+      );
+    };
+    expect(scanned.filter((path) => naming(path) && !FIELD_FILES.has(path))).toEqual([]);
+  });
+
+  it('no SQL lists the columns of the transaction: the lists come from TRANSACTION_FIELDS', () => {
+    const listing = (path: string) => {
+      const text = code(path);
+      return TRANSACTION_FIELDS.every((field) => new RegExp(`\\b${field.column}\\b`).test(text));
+    };
+    expect(scanned.filter((path) => listing(path) && path !== 'libs/domain/src/transaction-fields.ts')).toEqual([]);
   });
 });

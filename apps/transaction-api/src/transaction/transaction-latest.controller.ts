@@ -5,7 +5,8 @@ import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { CurrentMerchant, type MerchantPrincipal } from '../auth/merchant-principal.js';
 import { ApiProblems } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid-param.pipe.js';
-import { ListTransactionsQuery, TransactionPageV117Doc, TransactionV117Doc } from './transaction.dto.js';
+import { TransactionPageV117Doc, TransactionV117Doc } from './transaction.doc.js';
+import { ListTransactionsQuery } from './transaction.dto.js';
 import { TransactionReader } from './transaction.reader.js';
 
 /**

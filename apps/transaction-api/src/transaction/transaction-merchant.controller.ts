@@ -14,14 +14,8 @@ import { CurrentMerchant, type MerchantPrincipal } from '../auth/merchant-princi
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid-param.pipe.js';
 import { ApiVersionPipe } from './api-version.pipe.js';
-import {
-  API_VERSION_DESCRIPTION,
-  ListTransactionsQuery,
-  PATH_PARAMETER_API_VERSIONS,
-  TransactionPageDoc,
-  TransactionV117Doc,
-  TransactionV1Doc,
-} from './transaction.dto.js';
+import { API_VERSION_DESCRIPTION, ListTransactionsQuery, PATH_PARAMETER_API_VERSIONS } from './transaction.dto.js';
+import { TransactionPageDoc, TransactionV117Doc, TransactionV1Doc } from './transaction.doc.js';
 import { TransactionReader } from './transaction.reader.js';
 
 const VERSION_PARAM = {

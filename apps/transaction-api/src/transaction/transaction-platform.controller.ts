@@ -13,7 +13,8 @@ import { LATEST_API_VERSION } from '#domain';
 import { PlatformTokenGuard } from '#platform';
 import { ApiProblems, FieldErrorDoc, ProblemDoc } from '../common/problem.doc.js';
 import { UuidParamPipe } from '../common/uuid-param.pipe.js';
-import { ChangeTransactionStatusDto, CreateTransactionDto, TransactionV117Doc } from './transaction.dto.js';
+import { TransactionV117Doc } from './transaction.doc.js';
+import { ChangeTransactionStatusDto, CreateTransactionDto } from './transaction.dto.js';
 import { TransactionService } from './transaction.service.js';
 import { describeStatusMoves } from './transaction.status-machine.js';
 

@@ -3,13 +3,11 @@ import {
   API_VERSIONS,
   LATEST_API_VERSION,
   THREE_D_SECURE_SINCE_API_VERSION,
-  CARD_NETWORKS,
-  KNOWN_PAYMENT_METHODS,
   PAYMENT_METHOD_MAX_LENGTH,
-  PAYMENT_METHOD_PATTERN,
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
   isPaymentMethod,
+  PAYMENT_METHOD_OPEN_API,
   type PaymentMethod,
   type RawAuthentication,
   type TransactionStatus,
@@ -45,18 +43,6 @@ export class RawAuthenticationDoc {
   @ApiPropertyOptional({ description: 'Dropped: never stored, logged or returned.', writeOnly: true })
   threeDSServerTransactionId?: string;
 }
-
-/** OpenAPI: the payment method, an open list of slugs. */
-const PAYMENT_METHOD_DOC = {
-  type: 'string',
-  pattern: PAYMENT_METHOD_PATTERN.source,
-  maxLength: PAYMENT_METHOD_MAX_LENGTH,
-  example: 'visa',
-  description:
-    `A lowercase slug of at most ${PAYMENT_METHOD_MAX_LENGTH} characters. The list is open: any such slug is ` +
-    `recorded (e.g. \`bank-transfer\`, \`klarna\`). Known methods: ${KNOWN_PAYMENT_METHODS.join(', ')}. Only the ` +
-    `card networks (${CARD_NETWORKS.join(', ')}) can carry a \`3dsecure\` object; every other method is non-card.`,
-} as const;
 
 /** A payment method slug ({@link isPaymentMethod}); a value of another type is told "must be a string". */
 const IsPaymentMethod = () =>
@@ -117,7 +103,7 @@ export class CreateTransactionDto {
   @IsIn(TRANSACTION_TYPES)
   type!: TransactionType;
 
-  @ApiProperty(PAYMENT_METHOD_DOC)
+  @ApiProperty(PAYMENT_METHOD_OPEN_API)
   @IsString()
   @IsPaymentMethod()
   paymentMethod!: PaymentMethod;
@@ -265,76 +251,6 @@ export class ListTransactionsQuery {
   @IsOptional()
   @IsIn(TRANSACTION_ORDERS)
   order?: TransactionOrder;
-}
-
-export class ThreeDSecureDoc {
-  @ApiProperty({
-    description: 'Electronic Commerce Indicator, two digits (Visa 05/06/07, Mastercard 02/01/00).',
-    example: '05',
-  })
-  eci!: string;
-  @ApiProperty({ enum: ['3ds', 'token'] })
-  source!: string;
-  @ApiProperty({
-    nullable: true,
-    type: 'string',
-    description: 'Dotted three-part version; null for `token` or when not numeric.',
-    example: '2.2.0',
-  })
-  version!: string | null;
-  @ApiProperty({
-    nullable: true,
-    type: 'string',
-    enum: ['frictionless', 'challenge'],
-    description: 'null for `token` or when unknown.',
-  })
-  flow!: string | null;
-}
-
-/** The transaction object of API versions 1.0–1.16. */
-export class TransactionV1Doc {
-  @ApiProperty({ format: 'uuid' }) uuid!: string;
-  @ApiProperty({ nullable: true, type: 'string' }) referenceId!: string | null;
-  @ApiProperty({ enum: TRANSACTION_STATUSES }) status!: string;
-  @ApiProperty({ example: 'Payrexx Direct' }) psp!: string;
-  @ApiProperty({ enum: TRANSACTION_TYPES }) type!: string;
-  @ApiProperty(PAYMENT_METHOD_DOC) paymentMethod!: string;
-  @ApiProperty({ type: 'integer', description: 'Minor units.', example: 1990 }) amount!: number;
-  @ApiProperty({ example: 'CHF' }) currency!: string;
-  @ApiProperty({ nullable: true, type: 'string', format: 'uuid' }) integrationId!: string | null;
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' }) createdAt!: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
-}
-
-/** The transaction object from API version 1.17 (and of the platform API). */
-export class TransactionV117Doc extends TransactionV1Doc {
-  @ApiProperty({
-    name: '3dsecure',
-    type: ThreeDSecureDoc,
-    nullable: true,
-    description:
-      `The 3-D Secure result (always present from ${THREE_D_SECURE_SINCE_API_VERSION}): null unless an e-commerce ` +
-      'card payment with a resolvable authentication. Exactly the keys eci, source, version, flow.',
-  })
-  '3dsecure'!: ThreeDSecureDoc | null;
-}
-
-const NEXT_CURSOR = {
-  nullable: true,
-  type: 'string',
-  description: 'Pass as `cursor` for the next page; null on the last page.',
-} as const;
-
-/** A page of API versions 1.0–1.16. */
-export class TransactionPageDoc {
-  @ApiProperty({ type: [TransactionV1Doc], description: 'In the requested `order`.' }) data!: TransactionV1Doc[];
-  @ApiProperty(NEXT_CURSOR) nextCursor!: string | null;
-}
-
-/** A page of API version 1.17. */
-export class TransactionPageV117Doc {
-  @ApiProperty({ type: [TransactionV117Doc], description: 'In the requested `order`.' }) data!: TransactionV117Doc[];
-  @ApiProperty(NEXT_CURSOR) nextCursor!: string | null;
 }
 
 /**

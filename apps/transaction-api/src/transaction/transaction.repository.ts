@@ -6,7 +6,14 @@ import { notifyIf } from '../outbox/outbox.writer.js';
 import { rethrowReferenceViolation } from '../common/pg-errors.js';
 import { PG_POOL } from '../common/pg-pool.js';
 import type { TransactionCursor, TransactionOrder } from './transaction.cursor.js';
-import { TRANSACTION_COLUMNS, TransactionRow, toTransactionRow, transactionEventJson } from './transaction.row.js';
+import {
+  TRANSACTION_COLUMNS,
+  TRANSACTION_INSERT_COLUMNS,
+  TransactionRow,
+  toTransactionRow,
+  transactionEventJson,
+  transactionInsertValues,
+} from './transaction.row.js';
 
 export type NewTransaction = TransactionRow & { fingerprint: Buffer };
 
@@ -108,39 +115,22 @@ export class TransactionRepository {
    * statement, so one database transaction. Returns false when the uuid was taken (nothing is written then).
    */
   async insertWithEvent(row: NewTransaction, eventId: string, notify: boolean): Promise<boolean> {
+    const values = transactionInsertValues(row, row.fingerprint);
+    // The event's parameters follow the row's: $e the event id, $e+1 its type, $e+2 notify, $e+3 the traceparent.
+    const e = values.length + 1;
     const rows = await this.sql
       .rows(
         `WITH inserted AS (
-         INSERT INTO transaction (uuid, merchant_id, integration_id, reference_id, status, psp, type, payment_method,
-                                  amount, currency, three_d_secure, creation_fingerprint, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         INSERT INTO transaction (${TRANSACTION_INSERT_COLUMNS.join(', ')})
+         VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})
          ON CONFLICT (uuid) DO NOTHING
          RETURNING *
        ), appended AS (
          INSERT INTO outbox_event (id, type, subject_id, payload, traceparent)
-         SELECT $15, $16, uuid, ${transactionEventJson('inserted', 15)}, $18 FROM inserted
+         SELECT $${e}, $${e + 1}, uuid, ${transactionEventJson('inserted', e)}, $${e + 3} FROM inserted
        )
-       SELECT ${notifyIf(17)} AS notified FROM inserted`,
-        [
-          row.uuid,
-          row.merchantId,
-          row.integrationId,
-          row.referenceId,
-          row.status,
-          row.psp,
-          row.type,
-          row.paymentMethod,
-          row.amount,
-          row.currency,
-          row.threeDSecure === null ? null : JSON.stringify(row.threeDSecure),
-          row.fingerprint,
-          row.createdAt,
-          row.updatedAt,
-          eventId,
-          'transaction.created',
-          notify,
-          activeTraceparent(),
-        ],
+       SELECT ${notifyIf(e + 2)} AS notified FROM inserted`,
+        [...values, eventId, 'transaction.created', notify, activeTraceparent()],
         'transaction-insert',
       )
       .catch(rethrowReferenceViolation);

@@ -11,7 +11,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Automatic attempts are numbered 1, 2, … in order, so the highest is their count. An outcome row exists only for a
  * delivery whose automatic attempt 1 was made (it is written by a log entry that is not attempt 1 delivered, and
  * attempt 1 comes first), hence `automatic_top` at least 1 (the default, for a row written before its attempt 1's
- * entry, and for existing rows without entries).
+ * entry, and for existing rows without entries). Adding columns with constant defaults changes only the catalogue: the
+ * table's exclusive lock is held for moments; the existing rows are brought up to date by the next migration
+ * (DeliveryOutcomeAttemptsBackfill), outside this one's lock.
  */
 export class DeliveryOutcomeAttempts1763802900000 implements MigrationInterface {
   name = 'DeliveryOutcomeAttempts1763802900000';
@@ -23,18 +25,6 @@ export class DeliveryOutcomeAttempts1763802900000 implements MigrationInterface 
         ADD COLUMN automatic_top int NOT NULL DEFAULT 1,
         ADD COLUMN top_attempt int NOT NULL DEFAULT 1,
         ADD COLUMN manual_top int NOT NULL DEFAULT 0`);
-    await queryRunner.query(`
-      UPDATE delivery.webhook_delivery_outcome o
-         SET automatic_top = greatest(1, l.automatic_top), top_attempt = greatest(1, l.top_attempt),
-             manual_top = l.manual_top
-        FROM (SELECT l.delivery_id,
-                     coalesce(max(l.attempt) FILTER (WHERE NOT l.manual), 0) AS automatic_top,
-                     coalesce(max(l.attempt), 0) AS top_attempt,
-                     coalesce(max(l.attempt) FILTER (WHERE l.manual), 0) AS manual_top
-                FROM delivery.webhook_log l
-               WHERE l.delivery_id IN (SELECT delivery_id FROM delivery.webhook_delivery_outcome)
-               GROUP BY l.delivery_id) l
-       WHERE l.delivery_id = o.delivery_id`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -23,6 +23,7 @@ import { DeliveryWait1763802600000 } from './1763802600000-delivery-wait.js';
 import { RecoverJobs1763802700000 } from './1763802700000-recover-jobs.js';
 import { DeliveryOutcome1763802800000 } from './1763802800000-delivery-outcome.js';
 import { DeliveryOutcomeAttempts1763802900000 } from './1763802900000-delivery-outcome-attempts.js';
+import { DeliveryOutcomeAttemptsBackfill1763802950000 } from './1763802950000-delivery-outcome-attempts-backfill.js';
 import { WebhookEventsAppOwned1763803000000 } from './1763803000000-webhook-events-app-owned.js';
 
 /**
@@ -56,5 +57,6 @@ export const MIGRATIONS = [
   RecoverJobs1763802700000,
   DeliveryOutcome1763802800000,
   DeliveryOutcomeAttempts1763802900000,
+  DeliveryOutcomeAttemptsBackfill1763802950000,
   WebhookEventsAppOwned1763803000000,
 ];

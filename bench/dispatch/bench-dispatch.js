@@ -165,7 +165,7 @@ async function measureFanOut(processes) {
   const seconds = (performance.now() - first.at) / 1000;
   // CPU seconds per 10,000 deliveries, by process, read before the dispatchers stop (their database sessions go).
   const named = new Map([...ownPids, ...dispatchers.map((d) => [d.pid, 'dispatcher'])]);
-  const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
+  const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids(), await infra.postgresPids())));
   const benchCpu = process.cpuUsage(benchCpuBefore);
   await printMetrics(
     dispatchers.map((_, i) => 3902 + 10 * i),
@@ -227,7 +227,10 @@ async function measureBareLoop(events, hooks) {
     }),
   );
   const perSecond = round(total / ((performance.now() - bareStart) / 1000), 0);
-  const bareCpu = cpuSecondsBetween(bareCpuBefore, cpuSnapshot(groupBy(new Map(ownPids), infra.brokerPids())));
+  const bareCpu = cpuSecondsBetween(
+    bareCpuBefore,
+    cpuSnapshot(groupBy(new Map(ownPids), infra.brokerPids(), await infra.postgresPids())),
+  );
   const bareClientCpu = process.cpuUsage(bareClientCpuBefore);
   bareCpu.loop = (bareClientCpu.user + bareClientCpu.system) / 1e6;
   await agent.close();

@@ -126,7 +126,10 @@ export async function latencyScenario(ctx) {
       [transactionApi.pid, 'transactionApi'],
       ...dispatchers.map((d) => [d.pid, 'dispatcher']),
     ]);
-    const cpu = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
+    const cpu = cpuSecondsBetween(
+      cpuBefore,
+      cpuSnapshot(groupBy(named, infra.brokerPids(), await infra.postgresPids())),
+    );
     const benchCpu = process.cpuUsage(benchCpuBefore);
     const elapsed = (performance.now() - cpuFrom) / 1000;
     cpu.loadGenerator = (benchCpu.user + benchCpu.system) / 1e6;

@@ -45,14 +45,36 @@ export function cpuSecondsBetween(before, after) {
 
 /**
  * Groups the services every benchmark shares: RabbitMQ, PostgreSQL, and the given pids by name. With `rabbitmqPids`
- * only those processes count as RabbitMQ (the benchmark's own node, not the machine's idle broker beside it).
+ * only those processes count as RabbitMQ (the benchmark's own node, not the machine's idle broker beside it); with
+ * `postgresPids` ({@link postgresPidsOf}) only those count as PostgreSQL (the benchmark's database, not another
+ * one on the same server).
  */
-export function groupBy(named, rabbitmqPids) {
+export function groupBy(named, rabbitmqPids, postgresPids) {
   return (pid, comm) => {
     if (named.has(pid)) return named.get(pid);
-    if (comm === 'postgres') return 'postgresql';
+    if (comm === 'postgres') return !postgresPids || postgresPids.has(pid) ? 'postgresql' : undefined;
     if (rabbitmqPids) return rabbitmqPids.has(pid) ? 'rabbitmq' : undefined;
     if (comm === 'beam.smp' || comm.startsWith('erl_') || comm === 'epmd') return 'rabbitmq';
     return undefined;
   };
+}
+
+/**
+ * The PostgreSQL processes that work for `databaseUrl`'s database now: its sessions (the apps' pools, its autovacuum
+ * workers) and the server's shared ones (WAL writer, checkpointer, background writer), which also serve any other
+ * database's writes at the time. A session that ended before the call is not counted.
+ */
+export async function postgresPidsOf(databaseUrl) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT pid FROM pg_stat_activity
+        WHERE (datname = current_database() AND pid <> pg_backend_pid()) OR datname IS NULL`,
+    );
+    return new Set(rows.map((row) => row.pid));
+  } finally {
+    await client.end();
+  }
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dropDatabase, ensureDatabase, migrate } from '../../dist/libs/persistence/src/index.js';
 import { APP_NODE_FLAGS } from '../../scripts/node-flags.js';
+import { postgresPidsOf } from './cpu.js';
 
 export const BENCH_KEY = Buffer.alloc(32, 'bench-only-key').toString('base64');
 
@@ -176,6 +177,8 @@ export async function freshInfrastructure(name) {
     broker: broker.kind,
     brokerPids: broker.pids,
     watchBrokerWal: () => watchBrokerWal(broker),
+    /** The PostgreSQL processes of this database (cpu.js groupBy): other databases' work is not the benchmark's. */
+    postgresPids: () => postgresPidsOf(databaseUrl),
     cleanup: async () => {
       await dropDatabase(databaseUrl);
       broker.stop();

@@ -305,7 +305,10 @@ try {
     [config.pid, 'webhook-config'],
     ...dispatchers.map((child) => [child.pid, 'dispatchers']),
   ]);
-  const cpuSeconds = cpuSecondsBetween(cpuBefore, cpuSnapshot(groupBy(named, infra.brokerPids())));
+  const cpuSeconds = cpuSecondsBetween(
+    cpuBefore,
+    cpuSnapshot(groupBy(named, infra.brokerPids(), await infra.postgresPids())),
+  );
   if (statements) {
     const { rows } = await db.query(
       `SELECT round(total_exec_time)::int AS ms, calls::int, rows::int,

@@ -164,9 +164,15 @@ async function freePorts(count) {
   return ports;
 }
 
-/** A dedicated database and, on the benchmark's broker, a vhost; `cleanup()` removes both and stops the broker. */
+/**
+ * A dedicated database and, on the benchmark's broker, a vhost; `cleanup()` removes both and stops the broker.
+ * BENCH_POSTGRES_URL names another server (default the machine's, postgres://postgres@127.0.0.1:5432): one with
+ * pg_stat_statements loaded, say, to see which statements a run's database time goes to.
+ */
 export async function freshInfrastructure(name) {
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/bench_${name}`;
+  const server = new URL(process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432');
+  server.pathname = `/bench_${name}`;
+  const databaseUrl = server.toString();
   await dropDatabase(databaseUrl);
   await ensureDatabase(databaseUrl);
   await migrate(databaseUrl);

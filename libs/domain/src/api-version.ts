@@ -67,7 +67,7 @@ export type PublicTransaction<V extends ApiVersion = ApiVersion> = V extends Api
 
 /**
  * The fields of the transaction object of each API version: those of `TRANSACTION_FIELDS` whose `since.api` is at or
- * before it in {@link API_VERSIONS}, in the table's order. Derived: nothing here names a version.
+ * before it in {@link API_VERSIONS}, in the table's order (derived: no version is named here but in the list).
  */
 export const API_TRANSACTION_FIELDS = perVersion<ApiVersion, { [V in ApiVersion]: readonly TransactionField[] }>(
   API_VERSIONS,
@@ -76,7 +76,7 @@ export const API_TRANSACTION_FIELDS = perVersion<ApiVersion, { [V in ApiVersion]
 
 /**
  * The transaction renderer of each API version, of its {@link API_TRANSACTION_FIELDS}: the versions with the same
- * fields share one renderer (1.0–1.16: the first fields; 1.17: and `3dsecure`).
+ * fields share one renderer (today 1.0–1.16: the first fields; 1.17: and `3dsecure`).
  */
 export const TRANSACTION_RENDERERS = perVersion<
   ApiVersion,

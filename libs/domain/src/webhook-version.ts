@@ -123,8 +123,9 @@ export type WebhookTransaction<V extends WebhookVersion = WebhookVersion> = V ex
 
 /**
  * The renderers of each webhook version. Its transaction renderer writes the fields of `TRANSACTION_FIELDS` whose
- * `since.webhook` is at or before it in {@link WEBHOOK_VERSIONS} — the renderer of the API versions with the same
- * fields (2025-01-15: as API 1.0–1.16; 2026-08-20: as 1.17, with `3dsecure`). Derived: nothing here names a version.
+ * `since.webhook` is at or before it in {@link WEBHOOK_VERSIONS}, shared with the API versions of the same fields
+ * (today 2025-01-15: as API 1.0–1.16; 2026-08-20: as 1.17, with `3dsecure`). Derived: no version is named here but in
+ * the list.
  */
 export const WEBHOOK_RENDERERS = perVersion<
   WebhookVersion,

@@ -1,14 +1,25 @@
 /**
- * Versions of the merchant read API (`/v1.0` … the newest) and the registry of transaction renderers.
+ * Versions of the merchant read API (`/v1.0` … the newest) and the registry of transaction renderers, derived from
+ * the fields' `since` (`transaction-fields.ts`).
  *
- * Adding a version: append it to {@link API_VERSIONS} and add one entry to {@link TRANSACTION_RENDERERS}; everything
- * that names the newest version (the `/v<newest>/…` paths, the OpenAPI document's version, the 404's text) takes
- * {@link LATEST_API_VERSION} (docs/guides.md). Never edit an existing entry — merchants pinned to an old version must
- * keep receiving exactly the same objects.
+ * Adding a version: append it to {@link API_VERSIONS}; its transaction object has the fields dated at or before it
+ * (a new field comes with its own `since`). Everything that names the newest version (the `/v<newest>/…` paths, the
+ * OpenAPI document's version, the 404's text) takes {@link LATEST_API_VERSION} (docs/guides.md). Never remove or
+ * reorder a version, nor edit a field's `since` — merchants pinned to an old version must keep receiving exactly the
+ * same objects.
  */
+import { newest, perVersion } from './newest.js';
 import type { TransactionRecord } from './record.shapes.js';
-import { renderTransactionBase, renderTransactionWithThreeDSecure } from './transaction.renderer.js';
-import { newest } from './newest.js';
+import {
+  TRANSACTION_FIELDS,
+  transactionField,
+  transactionFieldsSince,
+  type TransactionField,
+  type TransactionFieldRow,
+  type TransactionFieldsSince,
+  type TransactionObjectOf,
+} from './transaction-fields.js';
+import { transactionRenderer, type TransactionRenderer } from './transaction.renderer.js';
 
 /** Every API version, oldest first. */
 export const API_VERSIONS = [
@@ -45,35 +56,35 @@ export function isApiVersion(version: unknown): version is ApiVersion {
   return typeof version === 'string' && apiVersions.has(version);
 }
 
-/** The transaction renderer of each API version. 1.0–1.16: base object; 1.17: base + `3dsecure`. */
-export const TRANSACTION_RENDERERS = Object.freeze({
-  '1.0': renderTransactionBase,
-  '1.1': renderTransactionBase,
-  '1.2': renderTransactionBase,
-  '1.3': renderTransactionBase,
-  '1.4': renderTransactionBase,
-  '1.5': renderTransactionBase,
-  '1.6': renderTransactionBase,
-  '1.7': renderTransactionBase,
-  '1.8': renderTransactionBase,
-  '1.9': renderTransactionBase,
-  '1.10': renderTransactionBase,
-  '1.11': renderTransactionBase,
-  '1.12': renderTransactionBase,
-  '1.13': renderTransactionBase,
-  '1.14': renderTransactionBase,
-  '1.15': renderTransactionBase,
-  '1.16': renderTransactionBase,
-  '1.17': renderTransactionWithThreeDSecure,
-}) satisfies { readonly [V in ApiVersion]: (record: TransactionRecord) => object };
+/** Every field is dated by a served API version (`since.api`): a version missing from the list fails to compile. */
+const SINCE_IS_SERVED: [TransactionFieldRow['since']['api']] extends [ApiVersion] ? true : false = true;
+void SINCE_IS_SERVED;
+
+/** The public transaction object of API version `V`: the fields dated at or before it (`since.api`). */
+export type PublicTransaction<V extends ApiVersion = ApiVersion> = V extends ApiVersion
+  ? TransactionObjectOf<TransactionFieldsSince<'api', typeof API_VERSIONS, V>>
+  : never;
+
+/**
+ * The fields of the transaction object of each API version: those of `TRANSACTION_FIELDS` whose `since.api` is at or
+ * before it in {@link API_VERSIONS}, in the table's order (derived: no version is named here but in the list).
+ */
+export const API_TRANSACTION_FIELDS = perVersion<ApiVersion, { [V in ApiVersion]: readonly TransactionField[] }>(
+  API_VERSIONS,
+  (version) => transactionFieldsSince(TRANSACTION_FIELDS, 'api', API_VERSIONS, version),
+);
+
+/**
+ * The transaction renderer of each API version, of its {@link API_TRANSACTION_FIELDS}: the versions with the same
+ * fields share one renderer (today 1.0–1.16: the first fields; 1.17: and `3dsecure`).
+ */
+export const TRANSACTION_RENDERERS = perVersion<
+  ApiVersion,
+  { [V in ApiVersion]: TransactionRenderer<PublicTransaction<V>> }
+>(API_VERSIONS, (version) => transactionRenderer(API_TRANSACTION_FIELDS[version]));
 
 /** The first API version whose transaction object has `3dsecure` (always, an object or null). */
-export const THREE_D_SECURE_SINCE_API_VERSION: ApiVersion = API_VERSIONS.find(
-  (version) => TRANSACTION_RENDERERS[version] === renderTransactionWithThreeDSecure,
-)!;
-
-/** The public transaction object of API version `V`. */
-export type PublicTransaction<V extends ApiVersion = ApiVersion> = ReturnType<(typeof TRANSACTION_RENDERERS)[V]>;
+export const THREE_D_SECURE_SINCE_API_VERSION: ApiVersion = transactionField('3dsecure').since.api;
 
 /**
  * Render the public transaction object of an API version: the fields of `TRANSACTION_FIELDS`

@@ -2,35 +2,32 @@
  * Internal record shapes the apps hand to the renderers. They are deliberately loose about dates (a `Date` from the
  * database driver or an ISO string from a message) and strict about everything the public objects contain.
  */
-import type { PaymentMethod, TransactionStatus, TransactionType } from './payment.constants.js';
-import type { ThreeDSecure } from './three-d-secure.js';
-import type { SameKeys, TransactionFieldRecordKey } from './transaction-fields.js';
+import type {
+  FirstTransactionFieldRow,
+  Flat,
+  TransactionFieldRow,
+  TransactionFieldValue,
+} from './transaction-fields.js';
 
 /** A point in time: a `Date` or anything `new Date(x)` reads (ISO 8601 string, epoch milliseconds). */
 export type Instant = Date | string | number;
 
-/** A stored transaction, as the apps load it. `threeDSecure` is the already resolved object (or `null`). */
-export interface TransactionRecord {
-  uuid: string;
-  referenceId: string | null;
-  status: TransactionStatus;
-  psp: string;
-  type: TransactionType;
-  paymentMethod: PaymentMethod;
-  /** Minor units (1990 = CHF 19.90). */
-  amount: number;
-  /** ISO 4217, e.g. `CHF`. */
-  currency: string;
-  integrationId: string | null;
-  createdAt: Instant;
-  updatedAt: Instant;
-  /** `null` when not collected, not applicable or unresolvable. Older records may lack the field (read as `null`). */
-  threeDSecure?: ThreeDSecure | null;
-}
-
-/** The record has exactly the table's record keys (`transaction-fields.ts`): a field added to one only fails to compile. */
-const RECORD_KEYS_MATCH: SameKeys<keyof TransactionRecord, TransactionFieldRecordKey> = true;
-void RECORD_KEYS_MATCH;
+/**
+ * A stored transaction, as the apps load it: one key per field of `TRANSACTION_FIELDS` (`transaction-fields.ts`), its
+ * record key, with its value's type (`null` allowed when the field is nullable; an `instant` is an {@link Instant}).
+ * The fields of the first version are required; a field added later is optional, since records written before it
+ * lack it (read as `null`). `threeDSecure` is the already resolved object (or `null`).
+ */
+export type TransactionRecord = Flat<
+  {
+    -readonly [F in FirstTransactionFieldRow as F['record']]: TransactionFieldValue<F, Instant>;
+  } & {
+    -readonly [F in Exclude<TransactionFieldRow, FirstTransactionFieldRow> as F['record']]?: TransactionFieldValue<
+      F,
+      Instant
+    >;
+  }
+>;
 
 /** A stored subscription together with the event being reported. */
 export interface SubscriptionRecord {

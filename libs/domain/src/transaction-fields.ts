@@ -5,9 +5,11 @@
  * version whose transaction object has it, its JSON Schema (webhook payloads) and its OpenAPI property (read API,
  * `@nestjs/swagger` ApiProperty options; the app adds the class of a nested object).
  *
- * Derived from it: the renderers' keys (`transaction.renderer.ts`), the payload schemas (`webhook-schema.ts`), the
- * record schema of events (`libs/messaging`), transaction-api's SQL (`transaction.row.ts`: the columns it reads,
- * writes and puts in events) and its OpenAPI classes (`transaction.doc.ts`).
+ * Derived from it: which versions have which fields and the renderers of each (`api-version.ts`,
+ * `webhook-version.ts`, `transaction.renderer.ts`), the types `TransactionRecord` (`record.shapes.ts`),
+ * `PublicTransaction<V>` and `WebhookTransaction<V>` (with the helpers below), the payload schemas
+ * (`webhook-schema.ts`), the record schema of events (`libs/messaging`), transaction-api's SQL (`transaction.row.ts`:
+ * the columns it reads, writes and puts in events) and its OpenAPI classes (`transaction.doc.ts`).
  *
  * The order is the key order of every object, record, event and column list. A new field is appended, with the new
  * versions as its `since` (docs/guides.md); an existing field is never edited — old versions must keep their shape.
@@ -29,7 +31,9 @@ import {
   PAYMENT_METHOD_PATTERN,
   TRANSACTION_STATUSES,
   TRANSACTION_TYPES,
+  type PaymentMethod,
 } from './payment.constants.js';
+import type { ThreeDSecure } from './three-d-secure.js';
 
 /**
  * What a field's value is. Each consumer spells a type its own way (libs/messaging's record schema, the SQL of an
@@ -220,17 +224,15 @@ export const TRANSACTION_FIELDS = [
   },
 ] as const satisfies readonly TransactionField[];
 
+/** One field of the table, as its literal type. */
+export type TransactionFieldRow = (typeof TRANSACTION_FIELDS)[number];
+
 /** A field's public key, e.g. `3dsecure`. */
-export type TransactionFieldKey = (typeof TRANSACTION_FIELDS)[number]['key'];
+export type TransactionFieldKey = TransactionFieldRow['key'];
 
 /** The field with this public key. */
-export function transactionField<K extends TransactionFieldKey>(
-  key: K,
-): Extract<(typeof TRANSACTION_FIELDS)[number], { key: K }> {
-  return TRANSACTION_FIELDS.find((field) => field.key === key) as Extract<
-    (typeof TRANSACTION_FIELDS)[number],
-    { key: K }
-  >;
+export function transactionField<K extends TransactionFieldKey>(key: K): Extract<TransactionFieldRow, { key: K }> {
+  return TRANSACTION_FIELDS.find((field) => field.key === key) as Extract<TransactionFieldRow, { key: K }>;
 }
 
 /** The fields of the first version of the transaction object (read API 1.0, webhook version 2025-01-15). */
@@ -238,8 +240,91 @@ export const FIRST_TRANSACTION_FIELDS: readonly TransactionField[] = TRANSACTION
   (field) => field.since.api === FIRST.api,
 );
 
-/** A field's record key, e.g. `threeDSecure`. */
-export type TransactionFieldRecordKey = (typeof TRANSACTION_FIELDS)[number]['record'];
+/** A field of the first version; the others came later (records and events written before them lack them). */
+export type FirstTransactionFieldRow = Extract<
+  TransactionFieldRow,
+  { readonly since: { readonly api: typeof FIRST.api } }
+>;
 
-/** `true` when two unions are equal: the types that restate the keys are held to the table with it. */
-export type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** A field's record key, e.g. `threeDSecure`. */
+export type TransactionFieldRecordKey = TransactionFieldRow['record'];
+
+/**
+ * The versions of each line a field is dated by (`since`): `api` (read API) or `webhook` (payload versions).
+ */
+export type TransactionVersionLine = keyof TransactionField['since'];
+
+/**
+ * The fields of version `version` of a list of versions written oldest first (`API_VERSIONS`, `WEBHOOK_VERSIONS`):
+ * those whose `since[line]` is at or before it in the list (by place in the list: 1.10 comes after 1.9), in the
+ * table's order.
+ *
+ * @throws {RangeError} when `version` or a field's `since[line]` is not in `versions`.
+ */
+export function transactionFieldsSince<F extends TransactionField>(
+  fields: readonly F[],
+  line: TransactionVersionLine,
+  versions: readonly string[],
+  version: string,
+): readonly F[] {
+  const place = (one: string, what: string): number => {
+    const index = versions.indexOf(one);
+    if (index < 0) throw new RangeError(`${what} ${JSON.stringify(one)} is not one of the ${line} versions`);
+    return index;
+  };
+  const at = place(version, 'Version');
+  return fields.filter((field) => place(field.since[line], `The since of ${field.key}:`) <= at);
+}
+
+/**
+ * What a value of each field type is in TypeScript, with `TInstant` for an `instant` (loose in the record: a `Date`,
+ * a string, epoch milliseconds; an ISO string in the public object). A new field type fails to compile until it has
+ * its entry here; an `enum` field's value is one of its `values`.
+ */
+export type TransactionValueTypes<TInstant> = EveryFieldType<{
+  uuid: string;
+  text: string;
+  enum: string;
+  slug: PaymentMethod;
+  amount: number;
+  currency: string;
+  instant: TInstant;
+  threeDSecure: ThreeDSecure;
+}>;
+
+/** Holds a map to have an entry for every field type. */
+type EveryFieldType<T extends { [K in TransactionFieldType]: unknown }> = T;
+
+/** The type of a field's value: one of its enum `values` or its type's value, with `null` when nullable. */
+export type TransactionFieldValue<F extends TransactionField, TInstant> = F['nullable'] extends true
+  ? NonNullFieldValue<F, TInstant> | null
+  : NonNullFieldValue<F, TInstant>;
+
+type NonNullFieldValue<F extends TransactionField, TInstant> = F extends { readonly values: readonly (infer V)[] }
+  ? V
+  : TransactionValueTypes<TInstant>[F['type']];
+
+/** An object type written out flat (what an editor shows of an intersection or a mapped type). */
+export type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The versions of `Versions` (written oldest first) up to `V`, `V` included. */
+export type VersionsUpTo<Versions extends readonly string[], V extends string> = Versions extends readonly [
+  infer First extends string,
+  ...infer Rest extends string[],
+]
+  ? First extends V
+    ? First
+    : First | VersionsUpTo<Rest, V>
+  : never;
+
+/** The fields of version `V` of `Versions`: those whose `since[Line]` is at or before it. */
+export type TransactionFieldsSince<
+  Line extends TransactionVersionLine,
+  Versions extends readonly string[],
+  V extends string,
+> = Extract<TransactionFieldRow, { readonly since: { readonly [L in Line]: VersionsUpTo<Versions, V> } }>;
+
+/** The public transaction object of exactly the fields `F` (a union of rows). */
+export type TransactionObjectOf<F extends TransactionFieldRow> = Flat<{
+  -readonly [Field in F as Field['key']]: TransactionFieldValue<Field, string>;
+}>;

@@ -1,38 +1,11 @@
 /**
- * Renderers of the public transaction object (read API and webhooks). Each renderer is a pure function of the
- * record that writes the keys of its fields (`transaction-fields.ts`), in their order; the versioned registries
- * (`api-version.ts`, `webhook-version.ts`) map a version to one of these.
+ * Renderers of the public transaction object (read API and webhooks). A renderer is a pure function of the record
+ * that writes the keys of a list of fields (`transaction-fields.ts`), in their order; the versioned registries
+ * (`api-version.ts`, `webhook-version.ts`) give each version the renderer of the fields dated at or before it.
  */
-import type { PaymentMethod, TransactionStatus, TransactionType } from './payment.constants.js';
 import { toIsoInstant, type TransactionRecord } from './record.shapes.js';
 import type { ThreeDSecure } from './three-d-secure.js';
-import {
-  FIRST_TRANSACTION_FIELDS,
-  transactionField,
-  type SameKeys,
-  type TransactionField,
-  type TransactionFieldKey,
-} from './transaction-fields.js';
-
-/** The transaction object up to API 1.16 and in webhook version 2025-01-15. */
-export type PublicTransactionBase = {
-  uuid: string;
-  referenceId: string | null;
-  status: TransactionStatus;
-  psp: string;
-  type: TransactionType;
-  paymentMethod: PaymentMethod;
-  amount: number;
-  currency: string;
-  integrationId: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
-
-/** The transaction object from API 1.17 and in webhook version 2026-08-20: the base plus `3dsecure`. */
-export type PublicTransactionWithThreeDSecure = PublicTransactionBase & {
-  '3dsecure': ThreeDSecure | null;
-};
+import type { TransactionField } from './transaction-fields.js';
 
 /**
  * Copy a stored `3dsecure` object with exactly its four public keys (a stored JSON column may carry more).
@@ -56,35 +29,31 @@ function publicValue(field: TransactionField, record: TransactionRecord): unknow
   }
 }
 
-/** The renderer of exactly `fields`, in their order. */
-function rendererOf<T>(fields: readonly TransactionField[]): (record: TransactionRecord) => T {
-  return (record) => {
-    const rendered: Record<string, unknown> = {};
-    for (const field of fields) rendered[field.key] = publicValue(field, record);
-    return rendered as T;
-  };
-}
+/** A renderer of the transaction object. */
+export type TransactionRenderer<T = object> = (record: TransactionRecord) => T;
 
 const renderedFields = new Map<unknown, readonly TransactionField[]>();
+const renderers = new Map<string, TransactionRenderer>();
 
-/** The fields each transaction renderer writes, in order (the payload schemas are made of them). */
+/** The fields each transaction renderer writes, in order (the payload schemas and OpenAPI classes are made of them). */
 export const RENDERED_TRANSACTION_FIELDS: ReadonlyMap<unknown, readonly TransactionField[]> = renderedFields;
 
-function transactionRenderer<T>(fields: readonly TransactionField[]): (record: TransactionRecord) => T {
-  const render = rendererOf<T>(fields);
-  renderedFields.set(render, fields);
-  return render;
+/**
+ * The renderer of exactly `fields`, in their order: one function for each list of keys, so that the versions whose
+ * objects are the same (API 1.0–1.16, webhook version 2025-01-15) share it.
+ */
+export function transactionRenderer<T = object>(fields: readonly TransactionField[]): TransactionRenderer<T> {
+  const id = JSON.stringify(fields.map((field) => field.key));
+  let render = renderers.get(id);
+  if (render === undefined) {
+    const own = [...fields];
+    render = (record) => {
+      const rendered: Record<string, unknown> = {};
+      for (const field of own) rendered[field.key] = publicValue(field, record);
+      return rendered;
+    };
+    renderers.set(id, render);
+    renderedFields.set(render, own);
+  }
+  return render as TransactionRenderer<T>;
 }
-
-/** Render the base transaction object (the first version's fields); keys in contract order. */
-export const renderTransactionBase = transactionRenderer<PublicTransactionBase>(FIRST_TRANSACTION_FIELDS);
-
-/** Render the transaction object with the `3dsecure` key (always present, object or `null`). */
-export const renderTransactionWithThreeDSecure = transactionRenderer<PublicTransactionWithThreeDSecure>([
-  ...FIRST_TRANSACTION_FIELDS,
-  transactionField('3dsecure'),
-]);
-
-/** The public object's type has exactly the table's keys (a field added to one only fails to compile). */
-const KEYS_MATCH: SameKeys<keyof PublicTransactionWithThreeDSecure, TransactionFieldKey> = true;
-void KEYS_MATCH;

@@ -2,10 +2,10 @@
  * JSON Schemas (draft 2020-12, the dialect of OpenAPI 3.1) of the webhook payloads and headers, generated from the
  * registry of webhook versions ({@link WEBHOOK_RENDERERS}).
  *
- * What each renderer returns is described once, in {@link RENDERED_SHAPES}; the schema of an event type in a version
- * is the shape of the renderer that version uses for it. A new version that reuses renderers has its schemas without
- * further code; a version with a new renderer needs that renderer's shape here (the specs check every version and
- * event type).
+ * The schema of an event type in a version is the shape of the renderer that version uses for it: a transaction
+ * renderer's is made of its fields (`transaction-fields.ts`), so a new version or field has its schemas without
+ * further code; the others are described once, in {@link RENDERED_SHAPES} (the specs check every version and event
+ * type).
  *
  * Every object is closed: it has exactly its listed keys, each one required — a payload always carries every key,
  * `null` where a value is empty.
@@ -25,10 +25,12 @@ import {
 import { SAMPLE_SUBJECTS } from './event-samples.js';
 import { SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from './record.shapes.js';
 import {
-  RENDERED_TRANSACTION_FIELDS,
-  renderTransactionBase,
-  renderTransactionWithThreeDSecure,
-} from './transaction.renderer.js';
+  FIRST_TRANSACTION_FIELDS,
+  TRANSACTION_FIELDS,
+  type TransactionField,
+  type TransactionFieldType,
+} from './transaction-fields.js';
+import { RENDERED_TRANSACTION_FIELDS } from './transaction.renderer.js';
 import type { WebhookHeaders } from './webhook-signature.js';
 import {
   isWebhookEventType,
@@ -48,36 +50,46 @@ export type { JsonSchema } from './json-schema.parts.js';
 /** The JSON Schema dialect of the schemas here (and of OpenAPI 3.1). */
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
-/** The closed object of a transaction renderer's fields, each with its schema (`transaction-fields.ts`). */
-function transactionShape(description: string, renderer: unknown): JsonSchema {
+/** How a description names a value of each field type (`with \`3dsecure\` (always present, an object or null)`). */
+const VALUE_TEXTS: { readonly [T in TransactionFieldType]: string } = {
+  uuid: 'a UUID',
+  text: 'a string',
+  enum: 'one of its values',
+  slug: 'a slug',
+  amount: 'an integer',
+  currency: 'a currency code',
+  instant: 'an instant',
+  threeDSecure: 'an object',
+};
+
+/** `, as in ` the API versions whose transaction renderer is `renderer`, e.g. `, as in API 1.0–1.16`; or nothing. */
+function asInApiVersions(renderer: unknown): string {
+  const versions = API_VERSIONS.filter((version) => TRANSACTION_RENDERERS[version] === renderer);
+  if (versions.length === 0) return '';
+  return `, as in API ${versions[0]}${versions.length === 1 ? '' : `–${versions[versions.length - 1]}`}`;
+}
+
+/**
+ * The closed object of a transaction renderer's fields, each with its schema (`transaction-fields.ts`), described by
+ * the fields added after the first version that it has and has not, and the API versions that render it.
+ */
+function transactionShape(renderer: unknown): JsonSchema {
   const fields = RENDERED_TRANSACTION_FIELDS.get(renderer);
   if (fields === undefined) throw new RangeError('Not a transaction renderer');
-  return closedObject(description, Object.fromEntries(fields.map((field) => [field.key, field.schema])));
+  const later = TRANSACTION_FIELDS.filter((field) => !FIRST_TRANSACTION_FIELDS.includes(field)).map(
+    (field: TransactionField) =>
+      fields.includes(field)
+        ? `with \`${field.key}\` (always present, ${VALUE_TEXTS[field.type]}${field.nullable ? ' or null' : ''})`
+        : `without \`${field.key}\``,
+  );
+  return closedObject(
+    `${['The transaction object', later.join(', ')].filter(Boolean).join(' ')}${asInApiVersions(renderer)}.`,
+    Object.fromEntries(fields.map((field) => [field.key, field.schema])),
+  );
 }
 
-/** The API versions whose transaction renderer is `renderer`, e.g. `API 1.0–1.16`. */
-function apiVersionsOf(renderer: unknown): string {
-  const versions = API_VERSIONS.filter((version) => TRANSACTION_RENDERERS[version] === renderer);
-  return versions.length === 1 ? `API ${versions[0]}` : `API ${versions[0]}–${versions[versions.length - 1]}`;
-}
-
-/** What each renderer of the registry returns. */
+/** What the subscription and payout renderers return (a transaction renderer's shape is its fields'). */
 const RENDERED_SHAPES: ReadonlyMap<unknown, JsonSchema> = new Map<unknown, JsonSchema>([
-  [
-    renderTransactionBase,
-    transactionShape(
-      `The transaction object without \`3dsecure\`, as in ${apiVersionsOf(renderTransactionBase)}.`,
-      renderTransactionBase,
-    ),
-  ],
-  [
-    renderTransactionWithThreeDSecure,
-    transactionShape(
-      `The transaction object with \`3dsecure\` (always present, an object or null), as in ` +
-        `${apiVersionsOf(renderTransactionWithThreeDSecure)}.`,
-      renderTransactionWithThreeDSecure,
-    ),
-  ],
   [
     renderSubscription,
     closedObject('The subscription, as it is after the event.', {
@@ -138,7 +150,8 @@ function checkArguments(eventType: WebhookEventType, version: WebhookVersion): v
  */
 export function webhookPayloadSchema(eventType: WebhookEventType, version: WebhookVersion): JsonSchema {
   checkArguments(eventType, version);
-  const shape = RENDERED_SHAPES.get(WEBHOOK_RENDERERS[version][eventType]);
+  const renderer = WEBHOOK_RENDERERS[version][eventType];
+  const shape = RENDERED_TRANSACTION_FIELDS.has(renderer) ? transactionShape(renderer) : RENDERED_SHAPES.get(renderer);
   if (shape === undefined) {
     throw new RangeError(`No schema describes the ${eventType} renderer of webhook version ${version}`);
   }

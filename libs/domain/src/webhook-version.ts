@@ -1,14 +1,22 @@
 /**
- * Webhook payload versions (`2025-01-15`, `2026-08-20` with `3dsecure`) and the registry of payload renderers.
+ * Webhook payload versions (`2025-01-15`, `2026-08-20` with `3dsecure`) and the registry of payload renderers, whose
+ * transaction objects are derived from the fields' `since` (`transaction-fields.ts`).
  *
- * Adding a version: append it to {@link WEBHOOK_VERSIONS} and add one entry to {@link WEBHOOK_RENDERERS}. Never edit
- * an existing entry — receivers pinned to an old version must keep receiving exactly the same trees.
+ * Adding a version: append it to {@link WEBHOOK_VERSIONS}; its transaction object has the fields dated at or before
+ * it (a new field comes with its own `since`). Never remove or reorder a version, nor edit a field's `since` —
+ * receivers pinned to an old version must keep receiving exactly the same trees.
  */
-import { TRANSACTION_RENDERERS } from './api-version.js';
 import { EVENT_KINDS, isEventKind, type EventKind } from './event-kinds.js';
-import { newest } from './newest.js';
+import { newest, perVersion } from './newest.js';
 import { toIsoInstant, type PayoutRecord, type SubscriptionRecord, type TransactionRecord } from './record.shapes.js';
-import type { PublicTransactionBase, PublicTransactionWithThreeDSecure } from './transaction.renderer.js';
+import {
+  TRANSACTION_FIELDS,
+  transactionFieldsSince,
+  type TransactionFieldRow,
+  type TransactionFieldsSince,
+  type TransactionObjectOf,
+} from './transaction-fields.js';
+import { transactionRenderer } from './transaction.renderer.js';
 
 /** Every webhook version, oldest first. */
 export const WEBHOOK_VERSIONS = ['2025-01-15', '2026-08-20'] as const;
@@ -104,27 +112,31 @@ export interface WebhookVersionRenderers<T extends object> {
   payout(record: PayoutRecord): PublicPayout;
 }
 
-/**
- * The renderers of each webhook version. 2025-01-15 renders transactions like API 1.16 (no `3dsecure`);
- * 2026-08-20 like API 1.17 (with `3dsecure`).
- */
-export const WEBHOOK_RENDERERS = Object.freeze({
-  '2025-01-15': Object.freeze({
-    transaction: TRANSACTION_RENDERERS['1.16'],
-    subscription: renderSubscription,
-    payout: renderPayout,
-  }) satisfies WebhookVersionRenderers<PublicTransactionBase>,
-  '2026-08-20': Object.freeze({
-    transaction: TRANSACTION_RENDERERS['1.17'],
-    subscription: renderSubscription,
-    payout: renderPayout,
-  }) satisfies WebhookVersionRenderers<PublicTransactionWithThreeDSecure>,
-}) satisfies { readonly [V in WebhookVersion]: WebhookVersionRenderers<object> };
+/** Every field is dated by a webhook version (`since.webhook`): a version missing from the list fails to compile. */
+const SINCE_IS_A_VERSION: [TransactionFieldRow['since']['webhook']] extends [WebhookVersion] ? true : false = true;
+void SINCE_IS_A_VERSION;
 
-/** The transaction object of webhook version `V`. */
-export type WebhookTransaction<V extends WebhookVersion = WebhookVersion> = ReturnType<
-  (typeof WEBHOOK_RENDERERS)[V]['transaction']
->;
+/** The transaction object of webhook version `V`: the fields dated at or before it (`since.webhook`). */
+export type WebhookTransaction<V extends WebhookVersion = WebhookVersion> = V extends WebhookVersion
+  ? TransactionObjectOf<TransactionFieldsSince<'webhook', typeof WEBHOOK_VERSIONS, V>>
+  : never;
+
+/**
+ * The renderers of each webhook version. Its transaction renderer writes the fields of `TRANSACTION_FIELDS` whose
+ * `since.webhook` is at or before it in {@link WEBHOOK_VERSIONS}, shared with the API versions of the same fields
+ * (today 2025-01-15: as API 1.0–1.16; 2026-08-20: as 1.17, with `3dsecure`). Derived: no version is named here but in
+ * the list.
+ */
+export const WEBHOOK_RENDERERS = perVersion<
+  WebhookVersion,
+  { [V in WebhookVersion]: Readonly<WebhookVersionRenderers<WebhookTransaction<V>>> }
+>(WEBHOOK_VERSIONS, (version) =>
+  Object.freeze({
+    transaction: transactionRenderer(transactionFieldsSince(TRANSACTION_FIELDS, 'webhook', WEBHOOK_VERSIONS, version)),
+    subscription: renderSubscription,
+    payout: renderPayout,
+  }),
+);
 
 /** The payload tree of webhook version `V` for a subject `S`. */
 export type WebhookPayload<

@@ -3,11 +3,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  API_VERSIONS,
   EVENT_KINDS,
   FIRST_TRANSACTION_FIELDS,
   LATEST_API_VERSION,
   LATEST_WEBHOOK_VERSION,
   TRANSACTION_FIELDS,
+  WEBHOOK_VERSIONS,
 } from '#domain';
 
 /*
@@ -16,7 +18,8 @@ import {
  * api-version.ts, transaction-fields.ts) and everything else derives from them. This scan fails when a copy creeps
  * back into the code: a hand-written list of kinds, a file naming every kind that is not one of the few that handle
  * each kind on its own (the compiler makes those cover every kind), the newest version written out, or the
- * transaction's fields or columns listed outside the few files that must. Specs (fixtures: they pin the contract on purpose), the generated
+ * transaction's fields or columns listed outside the few files that must, a renderer (or anything) keyed by version
+ * by hand instead of derived from the fields' `since`. Specs (fixtures: they pin the contract on purpose), the generated
  * ui/types/api.d.ts, benches and migrations up to the one that dropped the list from the database are not scanned.
  * What to change instead: docs/guides.md.
  */
@@ -38,7 +41,7 @@ const PER_KIND_FILES = new Set([
   'libs/messaging/src/messages.ts', // the record schema of each category
 ]);
 
-/** The files that write out the newest read-API or payload version: the lists, their renderers, the fields' `since`. */
+/** The files that write out the newest read-API or payload version: the lists and the fields' `since`. */
 const VERSION_FILES = new Set([
   'libs/domain/src/api-version.ts',
   'libs/domain/src/webhook-version.ts',
@@ -51,8 +54,6 @@ const VERSION_FILES = new Set([
  */
 const FIELD_FILES = new Set([
   'libs/domain/src/transaction-fields.ts', // the definition itself
-  'libs/domain/src/record.shapes.ts', // TransactionRecord (its keys must equal the table's: a compile error)
-  'libs/domain/src/transaction.renderer.ts', // PublicTransactionBase (likewise)
   'libs/domain/src/event-samples.ts', // the sample transaction's values (typed TransactionRecord)
   'apps/transaction-api/src/transaction/transaction.dto.ts', // the platform API's input, validated field by field
   'apps/transaction-api/src/transaction/transaction.service.ts', // the row made of that input
@@ -128,5 +129,29 @@ describe('one definition each (issue #33)', () => {
       return TRANSACTION_FIELDS.every((field) => new RegExp(`\\b${field.column}\\b`).test(text));
     };
     expect(scanned.filter((path) => listing(path) && path !== 'libs/domain/src/transaction-fields.ts')).toEqual([]);
+  });
+
+  it("no file keys anything by read-API or payload version by hand: the registries derive it from the fields' since", () => {
+    const versions = [...API_VERSIONS, ...WEBHOOK_VERSIONS];
+    const keyedByVersion = (path: string) => {
+      const text = code(path);
+      const keys = versions.filter((version) =>
+        new RegExp(`(?:^|[{,\\s])(['"\`]?)${escape(version)}\\1\\s*:`, 'm').test(text),
+      );
+      return keys.length >= 2;
+    };
+    expect(scanned.filter(keyedByVersion)).toEqual([]);
+  });
+
+  it('the version files write each version once: in its list, never to pick a renderer', () => {
+    const quoted = (version: string) => new RegExp(`['"\`]${escape(version)}['"\`]`, 'g');
+    for (const [path, versions] of [
+      ['libs/domain/src/api-version.ts', API_VERSIONS],
+      ['libs/domain/src/webhook-version.ts', WEBHOOK_VERSIONS],
+    ] as const) {
+      const text = code(path);
+      const written = versions.map((version) => [version, text.match(quoted(version))?.length ?? 0]);
+      expect([path, written]).toEqual([path, versions.map((version) => [version, 1])]);
+    }
   });
 });

@@ -1,15 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
 import {
-  RENDERED_TRANSACTION_FIELDS,
-  renderTransactionBase,
-  renderTransactionWithThreeDSecure,
+  API_TRANSACTION_FIELDS,
+  API_VERSIONS,
+  THREE_D_SECURE_SINCE_API_VERSION,
   type TransactionField,
   type TransactionFieldType,
 } from '#domain';
 
 /*
  * OpenAPI only: the read API's transaction objects. Their properties are the fields of #domain's table
- * (transaction-fields.ts) that each renderer writes, with each field's `openApi` options, in the table's order.
+ * (transaction-fields.ts) of each API version (`API_TRANSACTION_FIELDS`), with each field's `openApi` options, in the
+ * table's order.
  */
 
 export class ThreeDSecureDoc {
@@ -48,17 +49,17 @@ function documentFields(target: new () => object, fields: readonly TransactionFi
   }
 }
 
-const fieldsOf = (renderer: unknown) => RENDERED_TRANSACTION_FIELDS.get(renderer) ?? [];
+const FIRST_FIELDS = API_TRANSACTION_FIELDS[API_VERSIONS[0]];
 
 /** The transaction object of API versions 1.0–1.16. */
 export class TransactionV1Doc {}
-documentFields(TransactionV1Doc, fieldsOf(renderTransactionBase));
+documentFields(TransactionV1Doc, FIRST_FIELDS);
 
 /** The transaction object from API version 1.17 (and of the platform API): 1.0's and `3dsecure`. */
 export class TransactionV117Doc extends TransactionV1Doc {}
 documentFields(
   TransactionV117Doc,
-  fieldsOf(renderTransactionWithThreeDSecure).filter((field) => !fieldsOf(renderTransactionBase).includes(field)),
+  API_TRANSACTION_FIELDS[THREE_D_SECURE_SINCE_API_VERSION].filter((field) => !FIRST_FIELDS.includes(field)),
 );
 
 const NEXT_CURSOR = {

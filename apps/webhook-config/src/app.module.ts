@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { WEBHOOK_CONFIG_DATABASE } from '#persistence';
 import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
 import { AuthModule } from './auth/auth.module.js';
+import { EventCatalogModule } from './event-catalog/event-catalog.module.js';
 import { BackendUserEntity } from './auth/backend-user.entity.js';
 import { MerchantRef } from './auth/merchant-ref.entity.js';
 import { WebhookConfigConfig } from './config/webhook-config.config.js';
@@ -55,6 +56,7 @@ export class AppModule {
         NoticeModule,
         WebhookDeliveryModule,
         WebhookRecoverModule,
+        EventCatalogModule,
       ],
     };
   }

@@ -49,6 +49,7 @@ export async function createWebhookConfigApp(config: WebhookConfigConfig): Promi
             "The signed-in merchant's webhooks: settings, signing secret, delivery log, test, resend.",
           )
           .addTag('integrations', "The signed-in merchant's integrations.")
+          .addTag('events', 'The event catalog: every kind of event, its payload versions, schemas and examples.')
           .addTag('platform', 'Platform (internal) API, for the processing core.')
           .addCookieAuth(SESSION_POLICY.cookieName, { type: 'apiKey', in: 'cookie', description: SESSION }, 'session')
           .addApiKey({ type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: CSRF }, 'csrf')

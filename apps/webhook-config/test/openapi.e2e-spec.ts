@@ -128,6 +128,7 @@ describe('OpenAPI (e2e over HTTP)', () => {
     check('get', '/api/session', await client.get('/api/session'));
     check('get', '/api/integrations', await client.get('/api/integrations'));
     check('get', '/api/webhook-options', await client.get('/api/webhook-options'));
+    check('get', '/api/event-types', await client.get('/api/event-types'));
     check('post', '/api/webhooks', await client.post('/api/webhooks', { name: 'x', url: 'ftp://x', events: [] }));
     const created = await client.post('/api/webhooks', { name: 'Shop', url: PUBLIC_URL, events: ['transaction'] });
     check('post', '/api/webhooks', created);
@@ -138,6 +139,7 @@ describe('OpenAPI (e2e over HTTP)', () => {
     check('post', '/api/webhooks/{id}/secret/rotate', await client.post(`/api/webhooks/${id}/secret/rotate`));
     check('get', '/api/webhooks/{id}/secret', await client.get(`/api/webhooks/${id}/secret`));
     check('post', '/api/webhooks/{id}/test', await client.post(`/api/webhooks/${id}/test`));
+    check('post', '/api/webhooks/{id}/test', await client.post(`/api/webhooks/${id}/test`, { eventType: 'payout' }));
     check('get', '/api/webhooks/{id}/logs', await client.get(`/api/webhooks/${id}/logs`));
     check('get', '/api/webhooks/{id}', await client.get(`/api/webhooks/${id.replace(/.$/, '0')}`));
     check(
@@ -153,6 +155,7 @@ describe('OpenAPI (e2e over HTTP)', () => {
       'get /api/session 200',
       'get /api/integrations 200',
       'get /api/webhook-options 200',
+      'get /api/event-types 200',
       'post /api/webhooks 400',
       'post /api/webhooks 201',
       'get /api/webhooks 200',
@@ -161,6 +164,7 @@ describe('OpenAPI (e2e over HTTP)', () => {
       'post /api/webhooks/{id}/secret/rotate 200',
       'get /api/webhooks/{id}/secret 200',
       'post /api/webhooks/{id}/test 202',
+      'post /api/webhooks/{id}/test 400',
       'get /api/webhooks/{id}/logs 200',
       'get /api/webhooks/{id} 404',
       'delete /api/webhooks/{id} 403',

@@ -268,6 +268,17 @@ describe('dispatcher command contract', () => {
     expect(dispatcherCommands.read(json(test))).toEqual({ ok: true, value: test });
   });
 
+  it('reads a test of a chosen kind (the event catalog’s “Send this example”) and refuses an unknown kind', () => {
+    for (const eventType of EVENT_KINDS) {
+      const test = { ...command(), type: 'webhook.test', eventType };
+      expect(dispatcherCommands.read(json(test))).toEqual({ ok: true, value: test });
+    }
+    expect(dispatcherCommands.check({ ...command(), type: 'webhook.test', eventType: 'refund' })).toEqual({
+      ok: false,
+      reason: 'invalid dispatcher command: /eventType must be equal to one of the allowed values',
+    });
+  });
+
   it('refuses an unknown type, a missing field, a non-uuid id and an unknown version', () => {
     expect(dispatcherCommands.check({ ...command(), type: 'delivery.explode' })).toEqual({
       ok: false,

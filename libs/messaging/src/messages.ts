@@ -358,7 +358,8 @@ export type DispatcherCommandType = (typeof DISPATCHER_COMMAND_TYPES)[number];
  *
  * - `webhook.test`: deliver a sample event of a kind the webhook receives, as a new delivery with id `deliveryId`
  *   (a v7 uuid webhook-config chose and answered the merchant with). The dispatcher creates that delivery once, however
- *   often the command arrives.
+ *   often the command arrives. `eventType` (optional; the event catalog's "Send this example") asks for the sample of
+ *   that kind, which webhook-config checked the webhook selects; without it, the first kind the webhook selects.
  * - `delivery.resend`: deliver delivery `deliveryId` (of a log entry of the webhook) once more.
  *
  * `requestedAt`: when the merchant asked (ISO 8601).
@@ -372,6 +373,7 @@ export const dispatcherCommands = messageContract('dispatcher command', {
     webhookId: uuid,
     merchantId: uuid,
     requestedAt: text,
+    eventType: { enum: EVENT_CATEGORIES },
   },
   required: ['v', 'type', 'deliveryId', 'webhookId', 'merchantId', 'requestedAt'],
   additionalProperties: false,

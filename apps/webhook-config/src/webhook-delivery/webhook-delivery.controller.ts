@@ -1,10 +1,11 @@
-import { Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblems } from '../http/problem.doc.js';
 import { resourceId } from '../http/resource-id.pipe.js';
 import { CurrentSession, type SessionContext } from '../session/session.context.js';
 import { SessionGuard } from '../session/session.guard.js';
 import { ApiSessionRoutes } from '../session/session.openapi.js';
+import { SendTestDto } from './dtos/send-test.dto.js';
 import { QueuedDeliveryDoc } from './webhook-delivery.doc.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
@@ -22,14 +23,20 @@ export class WebhookDeliveryController {
   @HttpCode(202)
   @ApiOperation({
     summary: 'Send a sample event now',
-    description: 'A sample event of a kind the webhook receives. The log shows the outcome.',
+    description:
+      'A sample event of a kind the webhook receives, in its version and content type: of `eventType` when given ' +
+      '(the event catalog’s “Send this example”), else of the first kind it selects. The body is optional. The log ' +
+      'shows the outcome.',
   })
+  @ApiBody({ type: SendTestDto, required: false })
   @ApiAcceptedResponse({ type: QueuedDeliveryDoc })
+  @ApiProblems([400], { 400: '`eventType` is not a kind of event, or not one the webhook selects.' })
   test(
     @CurrentSession() session: SessionContext,
     @Param('id', resourceId('webhook')) id: string,
+    @Body() body: SendTestDto,
   ): Promise<{ deliveryId: string }> {
-    return this.deliveries.sendTest(session.merchantId, id);
+    return this.deliveries.sendTest(session.merchantId, id, body.eventType ?? undefined);
   }
 
   @Post('logs/:logId/resend')

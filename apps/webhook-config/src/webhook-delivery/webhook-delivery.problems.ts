@@ -1,4 +1,4 @@
-import { problemTable } from '#platform';
+import { problemTable, VALIDATION_PROBLEM } from '#platform';
 import { WebhookDeliveryException, WebhookDeliveryExceptionCode } from './webhook-delivery.exception.js';
 
 /** How WebhookDeliveryException's codes are answered (given to createHttpApp through the app's problem list). */
@@ -15,4 +15,5 @@ export const WEBHOOK_DELIVERY_PROBLEMS = problemTable(WebhookDeliveryException, 
     title: 'Delivery no longer kept',
   },
   [WebhookDeliveryExceptionCode.NOT_QUEUED]: { status: 503 },
+  [WebhookDeliveryExceptionCode.EVENT_TYPE_NOT_SELECTED]: VALIDATION_PROBLEM,
 });

@@ -83,6 +83,30 @@ describe('WebhookDeliveryService (real PostgreSQL, RabbitMQ)', () => {
     await expect(service.sendTest(await insertMerchant(seed), webhookId)).rejects.toThrow();
   });
 
+  it('sends the sample of a chosen kind (the event catalog) only to a webhook that selects it', async () => {
+    const webhookId = await insertWebhook(seed, { merchantId, url, events: ['subscription', 'payout'] });
+    const { deliveryId } = await service.sendTest(merchantId, webhookId, 'payout');
+    const [command] = await waitFor(() => commandsFor(deliveryId).length > 0 && commandsFor(deliveryId));
+    expect(command.body).toMatchObject({
+      type: 'webhook.test',
+      deliveryId,
+      webhookId,
+      merchantId,
+      eventType: 'payout',
+    });
+
+    const before = tap.messages.length;
+    const refused = await service.sendTest(merchantId, webhookId, 'transaction').catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: WebhookDeliveryExceptionCode.EVENT_TYPE_NOT_SELECTED,
+      errors: [{ field: 'eventType', message: expect.stringContaining('does not receive transaction events') }],
+    });
+    // Another merchant's webhook: not found, whatever the kind.
+    await expect(service.sendTest(await insertMerchant(seed), webhookId, 'payout')).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tap.messages.slice(before).filter((m) => m.body.webhookId === webhookId)).toEqual([]);
+  });
+
   it("resends a log entry's delivery once more, under the limit", async () => {
     const webhookId = await insertWebhook(seed, { merchantId, url });
     const { deliveryId, logIds } = await seedDelivery(seed, { id: webhookId, merchantId, url }, [

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
-import { MAX_ATTEMPTS_PER_DELIVERY } from '#domain';
+import { MAX_ATTEMPTS_PER_DELIVERY, type WebhookEventType } from '#domain';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { WebhookLogRepository } from '../webhook-log/webhook-log.repository.js';
 import { WebhookLookup } from '../webhook/webhook.lookup.js';
@@ -26,11 +26,33 @@ export class WebhookDeliveryService {
    * A sample event of a kind the webhook receives, rendered by the dispatcher for the webhook's version and content
    * type, delivered once now. Answers the id the delivery will have (a v7 uuid chosen here, so that the dispatcher
    * creates it once however often the command reaches it); the log shows its outcome.
+   *
+   * `eventType` (the event catalog's "Send this example"): the sample of that kind, which must be one the webhook
+   * selects — a test, like every delivery, only sends what the webhook receives. Without it, the dispatcher takes the
+   * first kind the webhook selects.
    */
-  async sendTest(merchantId: string, webhookId: string): Promise<{ deliveryId: string }> {
-    await this.lookup.require(merchantId, webhookId);
+  async sendTest(merchantId: string, webhookId: string, eventType?: WebhookEventType): Promise<{ deliveryId: string }> {
+    const webhook = await this.lookup.require(merchantId, webhookId);
+    if (eventType !== undefined && !webhook.events.includes(eventType)) {
+      throw new WebhookDeliveryException(
+        'This webhook does not receive these events.',
+        WebhookDeliveryExceptionCode.EVENT_TYPE_NOT_SELECTED,
+        [
+          {
+            field: 'eventType',
+            message: `this webhook does not receive ${eventType} events (it receives ${webhook.events.join(', ')}); choose another webhook or add them to its events`,
+          },
+        ],
+      );
+    }
     const deliveryId = randomUUIDv7();
-    await this.commands.send({ type: 'webhook.test', deliveryId, webhookId, merchantId });
+    await this.commands.send({
+      type: 'webhook.test',
+      deliveryId,
+      webhookId,
+      merchantId,
+      ...(eventType === undefined ? {} : { eventType }),
+    });
     return { deliveryId };
   }
 

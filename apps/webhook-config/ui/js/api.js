@@ -29,7 +29,11 @@
  * @template Op
  * @typedef {(Op extends { parameters: { path: infer Path } } ? { path: Path } : { path?: undefined }) &
  *   (Op extends { parameters: { query?: infer Query } } ? { query?: Query } : { query?: undefined }) &
- *   (Op extends { requestBody: { content: { 'application/json': infer Body } } } ? { body: Body } : { body?: undefined })
+ *   (Op extends { requestBody: { content: { 'application/json': infer Body } } }
+ *     ? { body: Body }
+ *     : Op extends { requestBody?: { content: { 'application/json': infer Body } } }
+ *       ? { body?: Body }
+ *       : { body?: undefined })
  * } RequestOf
  */
 
@@ -145,6 +149,7 @@ function safeJson(text) {
 
 /** @typedef {RequestOf<Operation<'/api/webhooks', 'post'>>['body']} WebhookSettings */
 /** @typedef {NonNullable<RequestOf<Operation<'/api/webhooks/{id}/logs', 'get'>>['query']>} LogQuery */
+/** @typedef {NonNullable<RequestOf<Operation<'/api/webhooks/{id}/test', 'post'>>['body']>} SendTestBody */
 
 export const api = {
   currentSession: () => call('get', '/api/session', {}),
@@ -183,8 +188,16 @@ export const api = {
       path: { id },
       query: { limit, cursor, outcome, eventType, subject, referenceId },
     }),
-  /** @param {string} id */
-  sendTest: (id) => call('post', '/api/webhooks/{id}/test', { path: { id } }),
+  /**
+   * @param {string} id
+   * @param {SendTestBody['eventType']} [eventType] the kind whose sample to send; else the first the webhook selects
+   */
+  sendTest: (id, eventType) =>
+    call('post', '/api/webhooks/{id}/test', {
+      path: { id },
+      body: eventType === undefined ? undefined : { eventType },
+    }),
+  eventTypes: () => call('get', '/api/event-types', {}),
   /**
    * @param {string} id
    * @param {string} since ISO 8601

@@ -1,6 +1,7 @@
 // @ts-check
 import { api, ApiError, session } from './api.js';
 import { $, h, render, toast } from './dom.js';
+import { eventCatalogView } from './views/event-catalog.js';
 import { signInView } from './views/sign-in.js';
 import { webhookDetailView } from './views/webhook-detail.js';
 import { webhookFormView } from './views/webhook-form.js';
@@ -8,7 +9,7 @@ import { webhookListView } from './views/webhook-list.js';
 
 /**
  * The merchant backend: a small hash-routed app. #/ list · #/new create · #/webhooks/<id> detail ·
- * #/webhooks/<id>/edit edit. Signed-out visitors see the sign-in form.
+ * #/webhooks/<id>/edit edit · #/events the event catalog. Signed-out visitors see the sign-in form.
  */
 const main = $('#main');
 let signedIn = false;
@@ -44,8 +45,13 @@ async function route() {
   const hash = location.hash || '#/';
   const detail = /^#\/webhooks\/([0-9a-f-]{36})$/.exec(hash);
   const edit = /^#\/webhooks\/([0-9a-f-]{36})\/edit$/.exec(hash);
+  const events = $('#nav-events');
+  if (hash === '#/events') events.setAttribute('aria-current', 'page');
+  else events.removeAttribute('aria-current');
   try {
-    if (hash === '#/new') {
+    if (hash === '#/events') {
+      await eventCatalogView(main);
+    } else if (hash === '#/new') {
       await webhookFormView(main, {
         onSaved: (saved) => (
           (createdSecret = { id: saved.id, secret: saved.secret }),

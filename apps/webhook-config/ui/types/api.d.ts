@@ -235,7 +235,7 @@ export interface paths {
     put?: never;
     /**
      * Send a sample event now
-     * @description A sample event of a kind the webhook receives. The log shows the outcome.
+     * @description A sample event of a kind the webhook receives, in its version and content type: of `eventType` when given (the event catalog’s “Send this example”), else of the first kind it selects. The body is optional. The log shows the outcome.
      */
     post: operations['WebhookDeliveryController_test'];
     delete?: never;
@@ -284,6 +284,26 @@ export interface paths {
      * @description Nothing more of it is sent, including its deliveries already queued. Answers the latest recover’s progress (unchanged when none was running).
      */
     delete: operations['WebhookRecoverController_cancel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/event-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every event kind and type, each payload version with its JSON Schema and an example
+     * @description The schemas and examples are those of transaction-api’s OpenAPI `webhooks`. To receive an example at one of your webhooks, in its version and content type: `POST /api/webhooks/{id}/test` with `{"eventType": <kind>}`.
+     */
+    get: operations['EventCatalogController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -651,6 +671,13 @@ export interface components {
       /** @description Newest first. */
       data: components['schemas']['NoticeDoc'][];
     };
+    SendTestDto: {
+      /**
+       * @description The kind of event whose sample to send (the event catalog’s “Send this example”, `GET /api/event-types`); one the webhook selects. Without it: the first kind the webhook selects.
+       * @enum {string}
+       */
+      eventType?: 'transaction' | 'subscription' | 'payout';
+    };
     QueuedDeliveryDoc: {
       /**
        * Format: uuid
@@ -698,6 +725,71 @@ export interface components {
        * @enum {string|null}
        */
       cancelReason: 'requested' | 'disabled' | null;
+    };
+    CatalogEncodingDoc: {
+      /**
+       * @description The webhook setting `contentType`.
+       * @enum {string}
+       */
+      contentType: 'json' | 'php-post';
+      /**
+       * @description The `content-type` header it is sent with.
+       * @enum {string}
+       */
+      mediaType: 'application/json' | 'application/x-www-form-urlencoded';
+      /** @description The example exactly as it is sent and signed: compact JSON, or the PHP-Post form body (PHP bracket notation, pairs joined by `&`, names and values percent-encoded as UTF-8). */
+      body: string;
+      /** @description JSON Schema (2020-12) of what the receiver's parser rebuilds from such a body: for JSON the payload schema, for PHP-Post the tree of PHP's `$_POST` (every leaf a string, null an empty string). */
+      schema: {
+        [key: string]: unknown;
+      };
+    };
+    CatalogVersionDoc: {
+      /**
+       * @description The webhook setting `version`.
+       * @enum {string}
+       */
+      version: '2025-01-15' | '2026-08-20';
+      /** @description Whether this is the newest version (the default of a new webhook). */
+      latest: boolean;
+      /** @description JSON Schema (2020-12) of the payload: the same as the `application/json` schema of transaction-api's OpenAPI `webhooks` entry `<kind>-<version>`. Every delivered body of this kind and version validates against it. */
+      schema: {
+        [key: string]: unknown;
+      };
+      /** @description An example payload (the platform’s sample event of this kind), valid against `schema`. */
+      example: {
+        [key: string]: unknown;
+      };
+      /** @description The example in each content type a webhook can choose. */
+      encodings: components['schemas']['CatalogEncodingDoc'][];
+    };
+    CatalogKindDoc: {
+      /**
+       * @description The kind: what a webhook selects in `events` and what its log calls `eventType`.
+       * @enum {string}
+       */
+      kind: 'transaction' | 'subscription' | 'payout';
+      /** @description Its name in the UI, e.g. "Transactions". */
+      label: string;
+      /** @description What it sends, in a sentence. */
+      hint: string;
+      /** @description The event types of this kind (`<kind>.<type>`). Each sends the same payload: the subject as it is after the event. */
+      types: (
+        | 'transaction.created'
+        | 'transaction.status_changed'
+        | 'subscription.created'
+        | 'subscription.renewed'
+        | 'subscription.payment_failed'
+        | 'subscription.cancelled'
+        | 'subscription.ended'
+        | 'payout.created'
+      )[];
+      /** @description Every payload version, oldest first. */
+      versions: components['schemas']['CatalogVersionDoc'][];
+    };
+    EventCatalogDoc: {
+      /** @description Every kind of event, in the order of the `events` setting. */
+      data: components['schemas']['CatalogKindDoc'][];
     };
   };
   responses: never;
@@ -1594,7 +1686,11 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SendTestDto'];
+      };
+    };
     responses: {
       202: {
         headers: {
@@ -1602,6 +1698,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['QueuedDeliveryDoc'];
+        };
+      };
+      /** @description `eventType` is not a kind of event, or not one the webhook selects. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
         };
       };
       /** @description Not signed in, or the session has ended. */
@@ -1892,6 +1997,43 @@ export interface operations {
         };
       };
       /** @description The command could not be queued (the broker did not confirm), or see Retry-After. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  EventCatalogController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventCatalogDoc'];
+        };
+      };
+      /** @description Not signed in, or the session has ended. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The service is shutting down, or the database is unavailable or did not answer within `DATABASE_STATEMENT_TIMEOUT` (10 s by default); `Retry-After` says when to try again. */
       503: {
         headers: {
           [name: string]: unknown;

@@ -156,7 +156,7 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
   it('makes the attempt: one signed POST of the body, logged delivered', async () => {
     const path = `/ok-${randomUUID()}`;
     const { message, body } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('attempted');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('attempted');
     expect(requestsTo(path)).toHaveLength(1);
     expect(requestsTo(path)[0].body).toBe(body);
     expect(Object.keys(requestsTo(path)[0].headers).some((name) => /signature/i.test(name))).toBe(true);
@@ -167,30 +167,30 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     const path = `/fail-${randomUUID()}`;
     answers.set(path, { status: 500, delayMs: 0 });
     const { message } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('attempted');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('attempted');
     expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'failed', status: 500 }]);
   });
 
   it('drops a redelivered message whose attempt is logged, without a second request', async () => {
     const path = `/again-${randomUUID()}`;
     const { message } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('attempted');
-    expect(await service.attempt(message, 1, 'normal', 'redelivered')).toBe('dropped');
-    expect(await service.attempt(message, 1, 'normal', 'guard')).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('attempted');
+    expect(await service.attempt({ message, attempt: 1, origin: 'redelivered' })).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1, origin: 'guard' })).toBe('dropped');
     expect(requestsTo(path)).toHaveLength(1);
     // A redelivered message whose attempt was never logged is attempted.
     const other = await delivery(path);
-    expect(await service.attempt(other.message, 1, 'normal', 'redelivered')).toBe('attempted');
+    expect(await service.attempt({ message: other.message, attempt: 1, origin: 'redelivered' })).toBe('attempted');
     expect(requestsTo(path)).toHaveLength(2);
   });
 
   it("drops, without a request, a resend of a delivery that no longer exists and a deleted webhook's delivery", async () => {
     const path = `/gone-${randomUUID()}`;
     const missing: DeliveryMessage = { v: 1, deliveryId: randomUUIDv7(), manual: true };
-    expect(await service.attempt(missing, 2)).toBe('dropped');
+    expect(await service.attempt({ message: missing, attempt: 2 })).toBe('dropped');
     const { webhookId, message } = await delivery(path);
     settings.delete(webhookId);
-    expect(await service.attempt(message, 1)).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('dropped');
     expect(requestsTo(path)).toHaveLength(0);
     expect(await logOf(message.deliveryId)).toEqual([]);
   });
@@ -199,12 +199,12 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     const path = `/slow-${randomUUID()}`;
     answers.set(path, { status: 200, delayMs: 1_600 });
     const { message } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('handed-over');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('handed-over');
     expect(service.detachedCount).toBeGreaterThanOrEqual(1);
     await waitFor(async () => (await logOf(message.deliveryId)).length > 0, { timeoutMs: 10_000 });
     expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'delivered', status: 200 }]);
     // Its stand-in, back from the guard queue, finds it logged.
-    expect(await service.attempt(message, 1, 'normal', 'guard')).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1, origin: 'guard' })).toBe('dropped');
     expect(requestsTo(path)).toHaveLength(1);
   });
 });

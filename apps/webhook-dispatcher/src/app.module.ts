@@ -10,6 +10,7 @@ import { DeliveryWaitRepository } from './delivery/delivery-wait.repository.js';
 import { WebhookRateLimiter } from './delivery/webhook-rate.limiter.js';
 import { WebhookHealthMetrics } from './webhook/webhook-health.metrics.js';
 import { WebhookHealthMonitor } from './webhook/webhook-health.monitor.js';
+import { WebhookHealthRepository } from './webhook/webhook-health.repository.js';
 import { DeliveryAttempt } from './delivery/delivery.attempt.js';
 import { DeliveryConsumer } from './delivery/delivery.consumer.js';
 import { DeliveryGate } from './delivery/delivery.gate.js';
@@ -66,6 +67,7 @@ export class AppModule {
         WebhookRateLimiter,
         DeliveryWaitRepository,
         DeliveryWaitPump,
+        WebhookHealthRepository,
         WebhookHealthMonitor,
         WebhookHealthMetrics,
         DeliveryPublisher,

@@ -1,6 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { uuidV7At } from '#testing';
-import type { AttemptRecord } from '../src/delivery/delivery-log.writer.js';
+import type { DataSource } from 'typeorm';
+import { DatabaseRetry } from '../src/common/database-retry.js';
+import { DeliveryLogWriter, type AttemptRecord } from '../src/delivery/delivery-log.writer.js';
+import { RecoverRepository } from '../src/recover/recover.repository.js';
+import type { WebhookHealthMonitor } from '../src/webhook/webhook-health.monitor.js';
+import { WebhookHealthRepository } from '../src/webhook/webhook-health.repository.js';
+
+/**
+ * The log writer as the dispatcher wires it (the health and recover repositories write their tables in its
+ * transaction), on `db`; its monitor reports nothing unless one is given.
+ */
+export function deliveryLogWriter(
+  db: DataSource,
+  retry = new DatabaseRetry(),
+  monitor: Pick<WebhookHealthMonitor, 'observe'> = { observe: async () => undefined },
+): DeliveryLogWriter {
+  const health = new WebhookHealthRepository();
+  return new DeliveryLogWriter(db, retry, health, new RecoverRepository(db, retry), monitor as WebhookHealthMonitor);
+}
 
 /**
  * A log entry as the dispatcher's log writer takes it (`DeliveryLogWriter.write`): attempt `attempt` of a delivery,

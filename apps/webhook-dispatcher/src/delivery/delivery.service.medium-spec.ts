@@ -14,11 +14,10 @@ import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { RecoverStates } from '../recover/recover-state.cache.js';
 import { RecoverRepository } from '../recover/recover.repository.js';
-import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
 import type { SigningWebhook, WebhookCache } from '../webhook/webhook.cache.js';
 import { DeliveryAttempt } from './delivery.attempt.js';
 import { DeliveryGate } from './delivery.gate.js';
-import { DeliveryLogWriter } from './delivery-log.writer.js';
+import type { DeliveryLogWriter } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
 import { DeliveryService } from './delivery.service.js';
 import { DeliveryWaitRepository } from './delivery-wait.repository.js';
@@ -26,6 +25,7 @@ import { HttpSender } from './http.sender.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
+import { deliveryLogWriter } from '../../test/attempt-record.fixture.js';
 
 interface Received {
   path: string;
@@ -78,7 +78,7 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     const retry = new DatabaseRetry();
     const metrics = new DispatcherMetrics(new PlatformMetrics());
     // Health reports are not what this suite is about: nobody is told.
-    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    log = deliveryLogWriter(db, retry);
     const waits = new DeliveryWaitRepository(db, retry);
     const publisher = new DeliveryPublisher(amqp, config);
     const gate = new DeliveryGate(

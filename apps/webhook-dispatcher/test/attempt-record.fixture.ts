@@ -4,8 +4,8 @@ import type { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../src/common/database-retry.js';
 import { DeliveryLogWriter, type AttemptRecord } from '../src/delivery/delivery-log.writer.js';
 import { RecoverRepository } from '../src/recover/recover.repository.js';
-import type { WebhookHealthMonitor } from '../src/webhook/webhook-health.monitor.js';
-import { WebhookHealthRepository } from '../src/webhook/webhook-health.repository.js';
+import type { WebhookHealthMonitor } from '../src/webhook-health/webhook-health.monitor.js';
+import { WebhookHealthRepository } from '../src/webhook-health/webhook-health.repository.js';
 
 /**
  * The log writer as the dispatcher wires it (the health and recover repositories write their tables in its

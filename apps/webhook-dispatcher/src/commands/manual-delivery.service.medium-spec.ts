@@ -6,7 +6,7 @@ import pg from 'pg';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { ManualDeliveryService } from './manual-delivery.service.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';

@@ -4,7 +4,7 @@ import type { LogOutcome } from '#persistence';
 import { uuidV7At } from '#testing';
 import type pg from 'pg';
 import { DatabaseRetry } from '../common/database-retry.js';
-import type { HealthRow } from '../webhook/webhook-health.monitor.js';
+import type { HealthRow } from '../webhook-health/webhook-health.monitor.js';
 import type { AttemptRecord, DeliveryLogWriter } from './delivery-log.writer.js';
 import { attemptRecord, deliveryLogWriter } from '../../test/attempt-record.fixture.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecInfrastructure } from '../../test/spec-infrastructure.js';

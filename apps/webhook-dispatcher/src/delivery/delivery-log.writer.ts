@@ -7,8 +7,8 @@ import { isTransientDatabaseError, type LogOutcome, type WebhookLogRequest } fro
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { RecoverRepository } from '../recover/recover.repository.js';
-import { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
-import { WebhookHealthRepository } from '../webhook/webhook-health.repository.js';
+import { WebhookHealthMonitor } from '../webhook-health/webhook-health.monitor.js';
+import { WebhookHealthRepository } from '../webhook-health/webhook-health.repository.js';
 
 /** One attempt's entry in the webhook log (docs/webhook-config.md, Delivery log); a delivery's latest is its state. */
 export interface AttemptRecord {

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DeliveryRepository } from './delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { RecoverStates } from '../recover/recover-state.cache.js';
 import { RecoverRepository } from '../recover/recover.repository.js';

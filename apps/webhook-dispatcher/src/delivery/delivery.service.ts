@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DeliveryRepository } from './delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeadlineList } from './deadline-list.js';

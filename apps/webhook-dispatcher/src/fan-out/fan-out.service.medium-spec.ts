@@ -19,7 +19,7 @@ import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { FanOutService } from './fan-out.service.js';
-import { DeliveryRepository } from './delivery.repository.js';
+import { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 import { deliveryLogWriter } from '../../test/attempt-record.fixture.js';
 

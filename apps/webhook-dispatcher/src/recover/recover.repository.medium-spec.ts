@@ -6,7 +6,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import type { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { RecoverRepository, type RecoverRow } from './recover.repository.js';
 import { attemptRecord, deliveryLogWriter } from '../../test/attempt-record.fixture.js';
 

@@ -10,7 +10,6 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryRepository } from './delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { RecoverStates } from '../recover/recover-state.cache.js';
 import { RecoverRepository } from '../recover/recover.repository.js';
@@ -25,7 +24,7 @@ import { HttpSender } from './http.sender.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
-import { deliveryLogWriter } from '../../test/attempt-record.fixture.js';
+import { deliveryLogWriter, deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 interface Received {
   path: string;
@@ -93,7 +92,7 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     service = new DeliveryService(
       config,
       cache,
-      new DeliveryRepository(db, retry),
+      deliveryRepository(db, retry),
       new DeliveryAttempt(config, new HttpSender(config), log, publisher, waits, metrics),
       gate,
       log,

@@ -19,9 +19,8 @@ import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { FanOutService } from './fan-out.service.js';
-import { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
-import { deliveryLogWriter } from '../../test/attempt-record.fixture.js';
+import { deliveryLogWriter, deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 /**
  * One event in, one delivery per matching webhook out, on a real database and broker: the webhooks come from
@@ -49,7 +48,7 @@ describe('FanOutService (real PostgreSQL, RabbitMQ)', () => {
     log = deliveryLogWriter(db, retry);
     fanOut = new FanOutService(
       new WebhookCache(new WebhookRepository(db, retry), config),
-      new DeliveryRepository(db, retry),
+      deliveryRepository(db, retry),
       amqp,
       new DispatcherMetrics(new PlatformMetrics()),
       log,

@@ -6,9 +6,9 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import type { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
-import { DeliveryRepository } from '../delivery/delivery.repository.js';
+import type { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { RecoverRepository, type RecoverRow } from './recover.repository.js';
-import { attemptRecord, deliveryLogWriter } from '../../test/attempt-record.fixture.js';
+import { attemptRecord, deliveryLogWriter, deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -90,7 +90,7 @@ describe('RecoverRepository (real PostgreSQL)', () => {
     ).initialize();
     const retry = new DatabaseRetry();
     recovers = new RecoverRepository(db, retry);
-    deliveries = new DeliveryRepository(db, retry);
+    deliveries = deliveryRepository(db, retry);
     // Health reports are not what this suite is about: nobody is told.
     log = deliveryLogWriter(db, retry);
     // The days near the edge: another suite's maintenance, with a short retention, may have dropped them meanwhile.

@@ -294,6 +294,21 @@ export class RecoverRepository {
     );
   }
 
+  /**
+   * Deletes the recovers of a webhook that no longer exists, and their sent counts; nothing while it exists. Part of
+   * DeliveryRepository.deleteOfDeletedWebhook. Waits out database outages (DatabaseRetry).
+   */
+  async deleteOfDeletedWebhook(webhookId: string): Promise<void> {
+    await this.retry.run(() =>
+      this.db.query(
+        `WITH gone AS (SELECT $1::uuid AS id WHERE NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)),
+              j AS (DELETE FROM webhook_recover WHERE webhook_id IN (SELECT id FROM gone) RETURNING id)
+         DELETE FROM webhook_recover_sent WHERE recover_id IN (SELECT id FROM j)`,
+        [webhookId],
+      ),
+    );
+  }
+
   /** Marks the recover finished (every delivery it queued was attempted, or is given up on). */
   async finish(id: string, owner: string): Promise<boolean> {
     const [rows]: [unknown[], number] = await this.retry.run(() =>

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CommonModule } from '../common/common.module.js';
 import { WebhookModule } from '../webhook/webhook.module.js';
 import { WebhookHealthMetrics } from './webhook-health.metrics.js';
 import { WebhookHealthMonitor } from './webhook-health.monitor.js';
@@ -9,7 +10,7 @@ import { WebhookHealthRepository } from './webhook-health.repository.js';
  * in the log writer's transaction, the monitor that reports failing webhooks to webhook-config, and their gauges.
  */
 @Module({
-  imports: [WebhookModule],
+  imports: [CommonModule, WebhookModule],
   providers: [WebhookHealthRepository, WebhookHealthMonitor, WebhookHealthMetrics],
   exports: [WebhookHealthRepository, WebhookHealthMonitor],
 })

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { DatabaseRetry } from '../common/database-retry.js';
 import type { HealthRow } from './webhook-health.monitor.js';
 
 /**
@@ -24,6 +26,26 @@ const KEEPS_STORED_FAILURES = `(excluded.last_success_at IS NULL
  */
 @Injectable()
 export class WebhookHealthRepository {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly retry: DatabaseRetry,
+  ) {}
+
+  /**
+   * Deletes the health of a webhook that no longer exists (its row, and one per hour of the last day); nothing while
+   * it exists. Part of DeliveryRepository.deleteOfDeletedWebhook. Waits out database outages (DatabaseRetry).
+   */
+  async deleteOfDeletedWebhook(webhookId: string): Promise<void> {
+    await this.retry.run(() =>
+      this.db.query(
+        `WITH gone AS (SELECT $1::uuid AS id WHERE NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)),
+              h AS (DELETE FROM webhook_health WHERE webhook_id IN (SELECT id FROM gone))
+         DELETE FROM webhook_health_hour WHERE webhook_id IN (SELECT id FROM gone)`,
+        [webhookId],
+      ),
+    );
+  }
+
   /**
    * Records the attempts a batch inserted into the log, in the transaction that inserted them (`manager`): only
    * those, so a batch written again after an error counts nothing twice. Per webhook: the latest attempt and

@@ -1,6 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { uuidV7At } from '#testing';
-import type { AttemptRecord } from '../src/delivery/delivery-log.writer.js';
+import type { DataSource } from 'typeorm';
+import { DatabaseRetry } from '../src/common/database-retry.js';
+import { DeliveryLogWriter, type AttemptRecord } from '../src/delivery/delivery-log.writer.js';
+import { DeliveryRepository } from '../src/delivery/delivery.repository.js';
+import { RecoverRepository } from '../src/recover/recover.repository.js';
+import type { WebhookHealthMonitor } from '../src/webhook-health/webhook-health.monitor.js';
+import { WebhookHealthRepository } from '../src/webhook-health/webhook-health.repository.js';
+
+/**
+ * The log writer as the dispatcher wires it (the health and recover repositories write their tables in its
+ * transaction), on `db`; its monitor reports nothing unless one is given.
+ */
+export function deliveryLogWriter(
+  db: DataSource,
+  retry = new DatabaseRetry(),
+  monitor: Pick<WebhookHealthMonitor, 'observe'> = { observe: async () => undefined },
+): DeliveryLogWriter {
+  const health = new WebhookHealthRepository(db, retry);
+  return new DeliveryLogWriter(db, retry, health, new RecoverRepository(db, retry), monitor as WebhookHealthMonitor);
+}
+
+/** The delivery repository as the dispatcher wires it (the health and recover repositories delete their rows). */
+export function deliveryRepository(db: DataSource, retry = new DatabaseRetry()): DeliveryRepository {
+  return new DeliveryRepository(db, retry, new WebhookHealthRepository(db, retry), new RecoverRepository(db, retry));
+}
 
 /**
  * A log entry as the dispatcher's log writer takes it (`DeliveryLogWriter.write`): attempt `attempt` of a delivery,

@@ -6,10 +6,10 @@ import pg from 'pg';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { ManualDeliveryService } from './manual-delivery.service.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
+import { deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 /**
  * webhook-config's "Send test" and "Resend" as the dispatcher carries them out, on a real database and broker (a tap
@@ -35,7 +35,7 @@ describe('ManualDeliveryService (real PostgreSQL, RabbitMQ)', () => {
     const retry = new DatabaseRetry();
     manual = new ManualDeliveryService(
       new WebhookRepository(db, retry),
-      new DeliveryRepository(db, retry),
+      deliveryRepository(db, retry),
       new DeliveryPublisher(amqp, config),
     );
     merchantId = await insertMerchant(admin);

@@ -10,7 +10,7 @@ import {
 } from '#domain';
 import type { DeliverySnapshot, DispatcherCommand } from '#messaging';
 import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { sampleSubject } from './sample-event.js';
 

@@ -1,12 +1,14 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { createdAtRangeOf, logOfDeliveryRange } from '#domain';
 import type { DeliverySnapshot } from '#messaging';
 import { isTransientDatabaseError, type LogOutcome, type WebhookLogRequest } from '#persistence';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
-import { WebhookHealthMonitor, type HealthRow } from '../webhook/webhook-health.monitor.js';
+import { RecoverRepository } from '../recover/recover.repository.js';
+import { WebhookHealthMonitor } from '../webhook-health/webhook-health.monitor.js';
+import { WebhookHealthRepository } from '../webhook-health/webhook-health.repository.js';
 
 /** One attempt's entry in the webhook log (docs/webhook-config.md, Delivery log); a delivery's latest is its state. */
 export interface AttemptRecord {
@@ -78,21 +80,11 @@ export function notAttemptedRecord(
   };
 }
 
-/**
- * In the health upsert: whether every failure the stored row counts (failures_in_a_row since failing_since) is still
- * after the webhook's latest success once this batch is in — the batch has no success newer than the stored one, or
- * the stored failures all came after the batch's success (a success logged late). Otherwise the failures after the
- * batch's success are counted again from the log (the stored row cannot tell which of its failures were before it).
- */
-const KEEPS_STORED_FAILURES = `(excluded.last_success_at IS NULL
-  OR excluded.last_success_at <= coalesce(h.last_success_at, '-infinity')
-  OR h.failing_since > excluded.last_success_at)`;
-
 /** Per record of a batch: written (or its delivery is gone), or the error that kept it out. */
 type Outcome = Error | undefined;
 
 /**
- * Writes attempts in batches: rows that arrive within a few milliseconds share one statement, with two batches
+ * Writes attempts in batches: rows that arrive within a few milliseconds share one transaction, with two batches
  * in flight. `write` resolves once its row is committed, so the caller acks its message only after the log is
  * safe; it waits out database outages (DatabaseRetry), because an attempt that is not logged would be made again.
  * The linger adds nothing to delivery latency (the POST is already done), only to the ack.
@@ -107,6 +99,8 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly retry: DatabaseRetry,
+    private readonly health: WebhookHealthRepository,
+    private readonly recovers: RecoverRepository,
     private readonly monitor: WebhookHealthMonitor,
   ) {}
 
@@ -142,10 +136,10 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   }
 
   /**
-   * One statement per batch. If it fails for a reason of one row's own, the rows are written one by one, so that
-   * row fails alone and the others' attempts are not made again. No row looks its delivery up (the log has no
-   * foreign key to it: the two are partitioned by day each): the entry of an attempt whose webhook was deleted while
-   * it ran is written after the webhook's log was deleted, where nobody reads it, and goes with its day.
+   * One database transaction per batch. If it fails for a reason of one row's own, the rows are written one by one,
+   * so that row fails alone and the others' attempts are not made again. No row looks its delivery up (the log has
+   * no foreign key to it: the two are partitioned by day each): the entry of an attempt whose webhook was deleted
+   * while it ran is written after the webhook's log was deleted, where nobody reads it, and goes with its day.
    */
   private async insert(records: AttemptRecord[]): Promise<Outcome[]> {
     try {
@@ -167,26 +161,42 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
   }
 
   /**
+   * A batch in one transaction, each table written by its owner: the log, the deliveries' outcomes and the subjects'
+   * newest delivered events here (one statement), then the health of the webhooks (WebhookHealthRepository) and the
+   * recovers' sent counts (RecoverRepository) from the entries the log actually took — RETURNING skips those already
+   * written, so a batch written again after an error counts nothing twice. Every process writes the tables in the
+   * same order, and each table's rows in key order. The entries the log took go from one statement to the next as
+   * the JSON text PostgreSQL built (no parse, no serialising here), and a statement with nothing to record is not
+   * sent. The health of webhooks now failing goes to the monitor once the batch is committed.
+   */
+  private async insertRows(records: AttemptRecord[]): Promise<void> {
+    const failing = await this.db.transaction(async (manager) => {
+      const { attempts, recovered } = await this.insertLog(manager, records);
+      if (recovered !== null) await this.recovers.addSent(manager, recovered);
+      return attempts === null ? [] : this.health.recordAttempts(manager, attempts);
+    });
+    // Reports on webhooks failing long (an hour; WEBHOOK_DISABLE_AFTER) go out beside the batch, not in its way.
+    if (failing.length > 0) void this.monitor.observe(failing);
+  }
+
+  /**
    * The rows as one JSON array: V8 serialises it natively, where 13 parameter arrays would each be quoted and escaped
    * element by element by the driver (a few per cent of the dispatcher's CPU).
    *
-   * The same statement keeps each webhook's health (delivery.webhook_health, webhook_health_hour; CONTRACT §5
-   * `health`) from the attempts it actually inserted (RETURNING skips those already written): a batch written again
-   * after an error counts nothing twice. Per webhook: the latest attempt and success; failing since the first failure
-   * after the latest success, by the attempts' times, not the order they are written in (a success in the batch ends
-   * an episode; failures without one continue it; an attempt older than the latest success changes neither the
-   * episode nor the state, and a success logged after newer failures leaves them failing — KEEPS_STORED_FAILURES);
-   * failures in a row; the latest attempt answered 410 Gone (gone_at, reported by the monitor); attempts and failures
-   * per hour. Rows are upserted in webhook order, the same in every process. (A batch written at the same moment by
-   * another process is seen as it was when this statement started, for the batch's own failures only.)
+   * Inserts the entries into the log, keeps each delivery's outcome (webhook_delivery_outcome: recoverable, its
+   * attempt numbers, its recover's mark) and each subject's newest event delivered to each webhook
+   * (delivery.subject_delivered, superseded repeats): from the delivered attempts that carry a position, passed apart
+   * (`$2`, usually a few rows or none) rather than read back from the log, which does not store it. Raising a
+   * position to the greatest is idempotent, so rows written before need no care; a row is only rewritten when its
+   * position rises. Both in key order, the same in every process.
    *
-   * And each subject's newest event delivered to each webhook (delivery.subject_delivered, superseded repeats): from
-   * the delivered attempts that carry a position, passed apart (`$2`, usually a few rows or none) rather than read
-   * back from the log, which does not store it. Raising a position to the greatest is idempotent, so rows written
-   * before need no care; a row is only rewritten when its position rises. In key order, after the health rows (the
-   * final SELECT fixes the order), like them the same in every process.
+   * Returns, as JSON text (null: none), the attempts (delivered or failed) the log took, for the health, and how many
+   * of them each recover sent, for its count.
    */
-  private async insertRows(records: AttemptRecord[]): Promise<void> {
+  private async insertLog(
+    manager: EntityManager,
+    records: AttemptRecord[],
+  ): Promise<{ attempts: string | null; recovered: string | null }> {
     const delivered = [];
     for (const record of records) {
       if (record.outcome !== 'delivered' || record.position === undefined) continue;
@@ -198,7 +208,7 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
       const { from, to } = createdAtRangeOf(record.deliveryId);
       return { ...record, deliveryFrom: from, deliveryTo: to };
     });
-    const failing: HealthRow[] = await this.db.query(
+    const [taken]: Array<{ attempts: string | null; recovered: string | null }> = await manager.query(
       `WITH inserted AS (
          INSERT INTO webhook_log (id, delivery_id, webhook_id, attempt, event_type, event_id, request, outcome, status,
                                   duration_ms, error, response_excerpt, created_at, next_attempt_at, manual)
@@ -213,52 +223,6 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
            FROM inserted i
            JOIN json_to_recordset($1::json)
                 AS x(id uuid, "recoverId" uuid, "deliveryFrom" timestamptz, "deliveryTo" timestamptz) USING (id)),
-       attempts AS (SELECT * FROM inserted WHERE outcome IN ('delivered', 'failed')),
-       per AS (
-         SELECT webhook_id, max(created_at) AS last_attempt_at,
-                max(created_at) FILTER (WHERE outcome = 'delivered') AS last_success_at,
-                max(created_at) FILTER (WHERE outcome = 'failed' AND status = 410) AS gone_at
-           FROM attempts GROUP BY webhook_id),
-       known AS (SELECT webhook_id, last_success_at FROM webhook_health WHERE webhook_id IN (SELECT webhook_id FROM per)),
-       tail AS (
-         SELECT a.webhook_id, min(a.created_at) AS first_failure, count(*)::int AS failures
-           FROM attempts a JOIN per p USING (webhook_id) LEFT JOIN known k USING (webhook_id)
-          WHERE a.outcome = 'failed'
-            AND a.created_at > greatest(p.last_success_at, k.last_success_at, '-infinity')
-          GROUP BY a.webhook_id),
-       health AS (
-         INSERT INTO webhook_health AS h
-                (webhook_id, last_attempt_at, last_success_at, failing_since, failures_in_a_row, gone_at)
-         SELECT p.webhook_id, p.last_attempt_at, p.last_success_at, t.first_failure, coalesce(t.failures, 0), p.gone_at
-           FROM per p LEFT JOIN tail t USING (webhook_id)
-          ORDER BY p.webhook_id
-         ON CONFLICT (webhook_id) DO UPDATE SET
-           last_attempt_at = greatest(h.last_attempt_at, excluded.last_attempt_at),
-           last_success_at = greatest(h.last_success_at, excluded.last_success_at),
-           gone_at = greatest(h.gone_at, excluded.gone_at),
-           failing_since = least(
-             CASE WHEN ${KEEPS_STORED_FAILURES} THEN h.failing_since
-                  WHEN h.last_attempt_at > excluded.last_success_at THEN
-                    (SELECT min(l.created_at) FROM webhook_log l
-                      WHERE l.webhook_id = h.webhook_id AND l.created_at > excluded.last_success_at
-                        AND l.outcome = 'failed') END,
-             excluded.failing_since),
-           failures_in_a_row = excluded.failures_in_a_row +
-             CASE WHEN ${KEEPS_STORED_FAILURES} THEN h.failures_in_a_row
-                  WHEN h.last_attempt_at > excluded.last_success_at THEN
-                    (SELECT count(*)::int FROM webhook_log l
-                      WHERE l.webhook_id = h.webhook_id AND l.created_at > excluded.last_success_at
-                        AND l.outcome = 'failed')
-                  ELSE 0 END
-         RETURNING h.webhook_id, h.failing_since, h.failures_in_a_row, h.failing_reported_for, h.disable_reported_for,
-                   h.gone_at, h.gone_reported_for),
-       hours AS (
-         INSERT INTO webhook_health_hour AS x (webhook_id, hour, attempts, failures)
-         SELECT webhook_id, date_trunc('hour', created_at), count(*), count(*) FILTER (WHERE outcome = 'failed')
-           FROM attempts GROUP BY 1, 2 ORDER BY 1, 2
-         ON CONFLICT (webhook_id, hour) DO UPDATE
-           SET attempts = x.attempts + excluded.attempts, failures = x.failures + excluded.failures
-         RETURNING 1),
        newest AS (
          INSERT INTO subject_delivered AS s (webhook_id, event_type, subject_id, position, delivered_hour)
          SELECT "webhookId", "eventType", subject, max(position), date_trunc('hour', max("createdAt"))
@@ -300,19 +264,17 @@ export class DeliveryLogWriter implements OnApplicationShutdown {
                automatic_top = greatest(o.automatic_top, excluded.automatic_top),
                top_attempt = greatest(o.top_attempt, excluded.top_attempt),
                manual_top = greatest(o.manual_top, excluded.manual_top)
-         RETURNING 1),
-       recovered AS (
-         INSERT INTO webhook_recover_sent AS s (recover_id, sent, at)
-         SELECT "recoverId", count(*), clock_timestamp() FROM extra
-          WHERE "recoverId" IS NOT NULL AND outcome IN ('delivered', 'failed')
-          GROUP BY 1 ORDER BY 1
-         ON CONFLICT (recover_id) DO UPDATE SET sent = s.sent + excluded.sent, at = excluded.at
          RETURNING 1)
-       SELECT * FROM health WHERE failing_since IS NOT NULL`,
+       SELECT (SELECT json_agg(a)::text
+                 FROM (SELECT webhook_id, created_at, outcome, status FROM inserted
+                        WHERE outcome IN ('delivered', 'failed')) a) AS attempts,
+              (SELECT json_agg(r)::text
+                 FROM (SELECT "recoverId" AS recover_id, count(*) AS sent FROM extra
+                        WHERE "recoverId" IS NOT NULL AND outcome IN ('delivered', 'failed')
+                        GROUP BY 1) r) AS recovered`,
       [JSON.stringify(rows), JSON.stringify(delivered)],
     );
-    // Reports on webhooks failing long (an hour; WEBHOOK_DISABLE_AFTER) go out beside the batch, not in its way.
-    if (failing.length > 0) void this.monitor.observe(failing);
+    return taken;
   }
 
   async onApplicationShutdown(): Promise<void> {

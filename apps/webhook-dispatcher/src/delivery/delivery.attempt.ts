@@ -19,6 +19,21 @@ import { supersedingPosition } from './superseded.repository.js';
 /** Which queue a delivery message came from (the slow lane has its own HTTP connection pool). */
 export type Lane = 'normal' | 'slow' | 'recover';
 
+/** One attempt as DeliveryAttempt makes it: the delivery, what it sends and to whom, and its caller's hooks. */
+export interface AttemptContext {
+  message: DeliveryMessage;
+  /** The attempt's number (`x-attempt`). */
+  attempt: number;
+  snapshot: DeliverySnapshot;
+  webhook: SigningWebhook;
+  /** The lane its message came from: the slow lane POSTs through its own connection pool. */
+  lane: Lane;
+  /** Frees the webhook's slot; called once the POST has its outcome, whatever it is. */
+  release: () => void;
+  /** Called once the POST has its outcome (before the log write), whatever it is. */
+  sent: () => void;
+}
+
 /**
  * Makes one attempt of a delivery: signs the stored body, POSTs it, queues what follows (a repeat in its delay
  * queue, or the parking) and logs it. What follows is queued before the log is written: a message whose attempt is
@@ -42,29 +57,21 @@ export class DeliveryAttempt {
   }
 
   /**
-   * Resolves once the attempt is logged. `release` frees the webhook's slot and `sent` is called once the POST has
-   * its outcome (before the log write), whatever it is. With tracing on the attempt is a CLIENT span, the child of
-   * the active trace (the event's CONSUMER span); it is not made active, so repeats carry on that trace context.
+   * Resolves once the attempt is logged. With tracing on the attempt is a CLIENT span, the child of the active trace
+   * (the event's CONSUMER span); it is not made active, so repeats carry on that trace context.
    */
-  async make(
-    message: DeliveryMessage,
-    attempt: number,
-    snapshot: DeliverySnapshot,
-    webhook: SigningWebhook,
-    lane: Lane,
-    release: () => void,
-    sent: () => void,
-  ): Promise<'attempted'> {
-    if (!tracingEnabled()) return this.attempt(message, attempt, snapshot, webhook, lane, release, sent);
+  async make(context: AttemptContext): Promise<'attempted'> {
+    if (!tracingEnabled()) return this.attempt(context);
+    const { message, attempt, webhook } = context;
     const span = startAttemptSpan({
       url: webhook.url,
       webhookId: webhook.id,
       deliveryId: message.deliveryId,
       attempt,
     });
-    if (!span) return this.attempt(message, attempt, snapshot, webhook, lane, release, sent);
+    if (!span) return this.attempt(context);
     try {
-      return await this.attempt(message, attempt, snapshot, webhook, lane, release, sent, span);
+      return await this.attempt(context, span);
     } catch (error) {
       failSpan(span, error, error instanceof Error ? error.name : '_OTHER');
       throw error;
@@ -73,16 +80,8 @@ export class DeliveryAttempt {
     }
   }
 
-  private async attempt(
-    message: DeliveryMessage,
-    attempt: number,
-    snapshot: DeliverySnapshot,
-    webhook: SigningWebhook,
-    lane: Lane,
-    release: () => void,
-    sent: () => void,
-    span?: Span,
-  ): Promise<'attempted'> {
+  private async attempt(context: AttemptContext, span?: Span): Promise<'attempted'> {
+    const { message, attempt, snapshot, webhook, lane, release, sent } = context;
     this.metrics.inFlight.inc();
     const createdAt = new Date();
     let result;

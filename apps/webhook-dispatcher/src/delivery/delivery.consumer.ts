@@ -48,7 +48,9 @@ export class DeliveryConsumer implements OnApplicationBootstrap {
     const { message, attempt, guard, rateAt } = read.value;
     const origin: Origin = guard ? 'guard' : raw.fields.redelivered ? 'redelivered' : 'fresh';
     // With tracing on, in the trace of the fan-out that published it (repeats keep its header).
-    await continueTrace(raw.properties.headers, () => this.deliveries.attempt(message, attempt, lane, origin, rateAt));
+    await continueTrace(raw.properties.headers, () =>
+      this.deliveries.attempt({ message, attempt, lane, origin, rateAt }),
+    );
     return 'ack';
   }
 }

@@ -9,14 +9,14 @@ import { DatabaseRetry } from '../common/database-retry.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { RecoverStates } from '../recover/recover-state.cache.js';
 import { RecoverRepository } from '../recover/recover.repository.js';
-import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
 import type { SigningWebhook, WebhookCache } from '../webhook/webhook.cache.js';
 import { DeliveryGate } from './delivery.gate.js';
-import { DeliveryLogWriter } from './delivery-log.writer.js';
+import type { DeliveryLogWriter } from './delivery-log.writer.js';
 import { DeliveryWaitRepository } from './delivery-wait.repository.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecInfrastructure } from '../../test/spec-infrastructure.js';
+import { deliveryLogWriter } from '../../test/attempt-record.fixture.js';
 
 /**
  * What a delivery must pass before its attempt, with the gate's real collaborators on a real database (log writer,
@@ -43,7 +43,7 @@ describe('DeliveryGate (real PostgreSQL)', () => {
     ({ admin, db } = infra);
     const retry = new DatabaseRetry();
     // Health reports are not what this suite is about: nobody is told.
-    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    log = deliveryLogWriter(db, retry);
     recovers = new RecoverRepository(db, retry);
     gate = new DeliveryGate(
       log,

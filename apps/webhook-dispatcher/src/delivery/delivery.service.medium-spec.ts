@@ -10,15 +10,13 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { RecoverStates } from '../recover/recover-state.cache.js';
 import { RecoverRepository } from '../recover/recover.repository.js';
-import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
 import type { SigningWebhook, WebhookCache } from '../webhook/webhook.cache.js';
 import { DeliveryAttempt } from './delivery.attempt.js';
 import { DeliveryGate } from './delivery.gate.js';
-import { DeliveryLogWriter } from './delivery-log.writer.js';
+import type { DeliveryLogWriter } from './delivery-log.writer.js';
 import { DeliveryPublisher } from './delivery.publisher.js';
 import { DeliveryService } from './delivery.service.js';
 import { DeliveryWaitRepository } from './delivery-wait.repository.js';
@@ -26,6 +24,7 @@ import { HttpSender } from './http.sender.js';
 import { SupersededRepository } from './superseded.repository.js';
 import { WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
+import { deliveryLogWriter, deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 interface Received {
   path: string;
@@ -78,7 +77,7 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     const retry = new DatabaseRetry();
     const metrics = new DispatcherMetrics(new PlatformMetrics());
     // Health reports are not what this suite is about: nobody is told.
-    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    log = deliveryLogWriter(db, retry);
     const waits = new DeliveryWaitRepository(db, retry);
     const publisher = new DeliveryPublisher(amqp, config);
     const gate = new DeliveryGate(
@@ -93,7 +92,7 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     service = new DeliveryService(
       config,
       cache,
-      new DeliveryRepository(db, retry),
+      deliveryRepository(db, retry),
       new DeliveryAttempt(config, new HttpSender(config), log, publisher, waits, metrics),
       gate,
       log,
@@ -156,7 +155,7 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
   it('makes the attempt: one signed POST of the body, logged delivered', async () => {
     const path = `/ok-${randomUUID()}`;
     const { message, body } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('attempted');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('attempted');
     expect(requestsTo(path)).toHaveLength(1);
     expect(requestsTo(path)[0].body).toBe(body);
     expect(Object.keys(requestsTo(path)[0].headers).some((name) => /signature/i.test(name))).toBe(true);
@@ -167,30 +166,30 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     const path = `/fail-${randomUUID()}`;
     answers.set(path, { status: 500, delayMs: 0 });
     const { message } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('attempted');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('attempted');
     expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'failed', status: 500 }]);
   });
 
   it('drops a redelivered message whose attempt is logged, without a second request', async () => {
     const path = `/again-${randomUUID()}`;
     const { message } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('attempted');
-    expect(await service.attempt(message, 1, 'normal', 'redelivered')).toBe('dropped');
-    expect(await service.attempt(message, 1, 'normal', 'guard')).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('attempted');
+    expect(await service.attempt({ message, attempt: 1, origin: 'redelivered' })).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1, origin: 'guard' })).toBe('dropped');
     expect(requestsTo(path)).toHaveLength(1);
     // A redelivered message whose attempt was never logged is attempted.
     const other = await delivery(path);
-    expect(await service.attempt(other.message, 1, 'normal', 'redelivered')).toBe('attempted');
+    expect(await service.attempt({ message: other.message, attempt: 1, origin: 'redelivered' })).toBe('attempted');
     expect(requestsTo(path)).toHaveLength(2);
   });
 
   it("drops, without a request, a resend of a delivery that no longer exists and a deleted webhook's delivery", async () => {
     const path = `/gone-${randomUUID()}`;
     const missing: DeliveryMessage = { v: 1, deliveryId: randomUUIDv7(), manual: true };
-    expect(await service.attempt(missing, 2)).toBe('dropped');
+    expect(await service.attempt({ message: missing, attempt: 2 })).toBe('dropped');
     const { webhookId, message } = await delivery(path);
     settings.delete(webhookId);
-    expect(await service.attempt(message, 1)).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('dropped');
     expect(requestsTo(path)).toHaveLength(0);
     expect(await logOf(message.deliveryId)).toEqual([]);
   });
@@ -199,12 +198,12 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     const path = `/slow-${randomUUID()}`;
     answers.set(path, { status: 200, delayMs: 1_600 });
     const { message } = await delivery(path);
-    expect(await service.attempt(message, 1)).toBe('handed-over');
+    expect(await service.attempt({ message, attempt: 1 })).toBe('handed-over');
     expect(service.detachedCount).toBeGreaterThanOrEqual(1);
     await waitFor(async () => (await logOf(message.deliveryId)).length > 0, { timeoutMs: 10_000 });
     expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'delivered', status: 200 }]);
     // Its stand-in, back from the guard queue, finds it logged.
-    expect(await service.attempt(message, 1, 'normal', 'guard')).toBe('dropped');
+    expect(await service.attempt({ message, attempt: 1, origin: 'guard' })).toBe('dropped');
     expect(requestsTo(path)).toHaveLength(1);
   });
 });

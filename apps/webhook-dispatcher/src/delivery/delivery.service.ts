@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DeliveryMessage } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DeliveryRepository } from './delivery.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { DeadlineList } from './deadline-list.js';
@@ -33,6 +33,21 @@ const MAX_WAITERS_PER_WEBHOOK = 4 * MAX_IN_FLIGHT_PER_WEBHOOK;
 export type Origin = 'fresh' | 'guard' | 'redelivered';
 
 export type AttemptOutcome = 'attempted' | 'moved-to-slow-lane' | 'handed-over' | 'dropped';
+
+/** A delivery message's attempt as its queue hands it over (DeliveryConsumer). */
+export interface AttemptRequest {
+  message: DeliveryMessage;
+  /** Its number (`x-attempt`). */
+  attempt: number;
+  /** The queue it came from (default: the delivery queue). */
+  lane?: Lane;
+  /** How it may already have been worked on (default: fresh). */
+  origin?: Origin;
+  /** The start booked for it in its webhook's rate limit (`x-rate-at`). */
+  rateAt?: number;
+}
+
+type QueuedAttempt = AttemptRequest & { lane: Lane; origin: Origin };
 
 /**
  * Takes a delivery message to its attempt (DeliveryAttempt): drops it if that attempt is already logged, finds its
@@ -71,32 +86,21 @@ export class DeliveryService {
     });
   }
 
-  async attempt(
-    message: DeliveryMessage,
-    attempt: number,
-    lane: Lane = 'normal',
-    origin: Origin = 'fresh',
-    /** The start booked for it in its webhook's rate limit (`x-rate-at`). */
-    rateAt?: number,
-  ): Promise<AttemptOutcome> {
-    if (message.recoverId === undefined) return this.attemptOnce(message, attempt, lane, origin, rateAt);
+  async attempt(request: AttemptRequest): Promise<AttemptOutcome> {
+    const queued: QueuedAttempt = { lane: 'normal', origin: 'fresh', ...request };
+    const { message, attempt } = queued;
+    if (message.recoverId === undefined) return this.attemptOnce(queued);
     // Two copies of a recover's attempt (its job queued it again after a process stopped) in this process at once:
     // the second waits for the first, then finds it logged.
     const key = detachedKey(message, attempt);
     const earlier = this.recovering.get(key);
     if (earlier) await earlier.catch(() => undefined);
-    const running = this.attemptOnce(message, attempt, lane, origin, rateAt);
+    const running = this.attemptOnce(queued);
     this.recovering.set(key, running);
     return running.finally(() => this.recovering.get(key) === running && this.recovering.delete(key));
   }
 
-  private async attemptOnce(
-    message: DeliveryMessage,
-    attempt: number,
-    lane: Lane,
-    origin: Origin,
-    rateAt: number | undefined,
-  ): Promise<AttemptOutcome> {
+  private async attemptOnce({ message, attempt, lane, origin, rateAt }: QueuedAttempt): Promise<AttemptOutcome> {
     if (origin !== 'fresh') {
       // The attempt it stands in for may still be finishing here (its log write waiting out a database outage longer
       // than the guard delay): let it finish first, or the check below would find it unlogged and attempt it again.
@@ -145,8 +149,8 @@ export class DeliveryService {
       return 'moved-to-slow-lane';
     }
 
-    if (lane !== 'normal')
-      return this.attempts.make(message, attempt, snapshot, webhook, lane, release, () => undefined);
+    const context = { message, attempt, snapshot, webhook, lane, release };
+    if (lane !== 'normal') return this.attempts.make({ ...context, sent: () => undefined });
     // In the delivery queue an attempt whose POST is still running after SLOW_WEBHOOK_MS gives its message back: a
     // message left unacked for the whole timeout would hold a prefetch slot, and it pins the quorum queue's log,
     // which RabbitMQ then truncates in one burst that stalls every queue. A stand-in waits in the guard queue
@@ -155,7 +159,7 @@ export class DeliveryService {
     const handOver = new Promise<'handed-over'>((resolve) => (handOverDue = () => resolve('handed-over')));
     let cancelHandOver = () => {};
     if (this.detached.size < this.config.concurrency) cancelHandOver = this.handOvers.add(() => handOverDue());
-    const running = this.attempts.make(message, attempt, snapshot, webhook, lane, release, () => cancelHandOver());
+    const running = this.attempts.make({ ...context, sent: () => cancelHandOver() });
     try {
       if ((await Promise.race([running, handOver])) === 'attempted') return 'attempted';
     } finally {

@@ -14,14 +14,13 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
+import type { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
-import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { FanOutService } from './fan-out.service.js';
-import { DeliveryRepository } from './delivery.repository.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
+import { deliveryLogWriter, deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 /**
  * One event in, one delivery per matching webhook out, on a real database and broker: the webhooks come from
@@ -46,10 +45,10 @@ describe('FanOutService (real PostgreSQL, RabbitMQ)', () => {
     tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliver, infra.own.amqpUrl);
     const retry = new DatabaseRetry();
     // Health reports are not what this suite is about: nobody is told.
-    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    log = deliveryLogWriter(db, retry);
     fanOut = new FanOutService(
       new WebhookCache(new WebhookRepository(db, retry), config),
-      new DeliveryRepository(db, retry),
+      deliveryRepository(db, retry),
       amqp,
       new DispatcherMetrics(new PlatformMetrics()),
       log,

@@ -15,7 +15,7 @@ import { DeliveryLogWriter, notAttemptedRecord } from '../delivery/delivery-log.
 import { supersedingPosition } from '../delivery/superseded.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
-import { deliveryCreatedAt, DeliveryRepository, type NewDelivery } from './delivery.repository.js';
+import { deliveryCreatedAt, DeliveryRepository, type NewDelivery } from '../delivery/delivery.repository.js';
 import { webhookMatches } from './webhook-matcher.js';
 
 /**

@@ -8,14 +8,13 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
+import type { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
 import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
-import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
 import { WebhookRepository } from '../webhook/webhook.repository.js';
 import { RecoverJob } from './recover.job.js';
 import { RecoverRepository } from './recover.repository.js';
-import { attemptRecord } from '../../test/attempt-record.fixture.js';
+import { attemptRecord, deliveryLogWriter } from '../../test/attempt-record.fixture.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 
 const HOUR = 3_600_000;
@@ -46,7 +45,7 @@ describe('RecoverJob (real PostgreSQL, RabbitMQ)', () => {
     tap = await AmqpTap.bind<DeliveryMessage>(EXCHANGES.deliveries, ROUTING_KEYS.deliverRecovered, infra.own.amqpUrl);
     const retry = new DatabaseRetry();
     // Health reports are not what this suite is about: nobody is told.
-    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    log = deliveryLogWriter(db, retry);
     recovers = new RecoverRepository(db, retry);
     job = new RecoverJob(
       recovers,

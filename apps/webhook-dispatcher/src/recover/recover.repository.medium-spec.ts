@@ -5,11 +5,10 @@ import { testEnv, uuidV7At } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
-import { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
-import type { WebhookHealthMonitor } from '../webhook/webhook-health.monitor.js';
+import type { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
+import type { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { RecoverRepository, type RecoverRow } from './recover.repository.js';
-import { attemptRecord } from '../../test/attempt-record.fixture.js';
+import { attemptRecord, deliveryLogWriter, deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -91,9 +90,9 @@ describe('RecoverRepository (real PostgreSQL)', () => {
     ).initialize();
     const retry = new DatabaseRetry();
     recovers = new RecoverRepository(db, retry);
-    deliveries = new DeliveryRepository(db, retry);
+    deliveries = deliveryRepository(db, retry);
     // Health reports are not what this suite is about: nobody is told.
-    log = new DeliveryLogWriter(db, retry, { observe: () => undefined } as unknown as WebhookHealthMonitor);
+    log = deliveryLogWriter(db, retry);
     // The days near the edge: another suite's maintenance, with a short retention, may have dropped them meanwhile.
     const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);
     await admin.query('SELECT delivery.create_day_partitions($1::date, $2::date)', [

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { MAX_ATTEMPTS_PER_DELIVERY, ROW_TIME_SLACK_MS } from '#domain';
 import type { DeliverySnapshot } from '#messaging';
 import { DatabaseRetry } from '../common/database-retry.js';
@@ -276,6 +276,37 @@ export class RecoverRepository {
     );
     if (rows[0]) recover.queued = rows[0].queued;
     return rows.flatMap((row) => (row.id === null ? [] : [{ deliveryId: row.id, attempt: row.attempt }]));
+  }
+
+  /**
+   * Adds to recovers' sent counts the attempts of theirs a batch of log entries inserted (a JSON array of
+   * `{recover_id, sent}`, built by the log writer's statement), in the transaction that inserted them (`manager`), so
+   * a batch written again counts nothing twice. In recover order, the same in every process. The count is a row of
+   * its own (webhook_recover_sent), so neither the log writer nor the recover's job waits for the other's lock.
+   */
+  async addSent(manager: EntityManager, sent: string): Promise<void> {
+    await manager.query(
+      `INSERT INTO webhook_recover_sent AS s (recover_id, sent, at)
+       SELECT recover_id, sent, clock_timestamp() FROM json_to_recordset($1::json) AS r(recover_id uuid, sent bigint)
+        ORDER BY 1
+       ON CONFLICT (recover_id) DO UPDATE SET sent = s.sent + excluded.sent, at = excluded.at`,
+      [sent],
+    );
+  }
+
+  /**
+   * Deletes the recovers of a webhook that no longer exists, and their sent counts; nothing while it exists. Part of
+   * DeliveryRepository.deleteOfDeletedWebhook. Waits out database outages (DatabaseRetry).
+   */
+  async deleteOfDeletedWebhook(webhookId: string): Promise<void> {
+    await this.retry.run(() =>
+      this.db.query(
+        `WITH gone AS (SELECT $1::uuid AS id WHERE NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)),
+              j AS (DELETE FROM webhook_recover WHERE webhook_id IN (SELECT id FROM gone) RETURNING id)
+         DELETE FROM webhook_recover_sent WHERE recover_id IN (SELECT id FROM j)`,
+        [webhookId],
+      ),
+    );
   }
 
   /** Marks the recover finished (every delivery it queued was attempted, or is given up on). */

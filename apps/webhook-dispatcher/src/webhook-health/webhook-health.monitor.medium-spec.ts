@@ -12,7 +12,7 @@ import {
   type MonitoredWebhook,
   WebhookHealthMonitor,
 } from './webhook-health.monitor.js';
-import type { WebhookCache } from './webhook.cache.js';
+import type { WebhookCache } from '../webhook/webhook.cache.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
 
 const HOUR = 3_600_000;

@@ -11,6 +11,8 @@ import {
 import type { DeliverySnapshot } from '#messaging';
 import { Batcher } from '../common/batcher.js';
 import { DatabaseRetry } from '../common/database-retry.js';
+import { RecoverRepository } from '../recover/recover.repository.js';
+import { WebhookHealthRepository } from '../webhook-health/webhook-health.repository.js';
 
 export interface NewDelivery extends DeliverySnapshot {
   id: string;
@@ -64,6 +66,8 @@ export class DeliveryRepository {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly retry: DatabaseRetry,
+    private readonly health: WebhookHealthRepository,
+    private readonly recovers: RecoverRepository,
   ) {}
 
   /**
@@ -76,8 +80,9 @@ export class DeliveryRepository {
   }
 
   /**
-   * Deletes the deliveries of a webhook that no longer exists, their log, its health and the newest event of each
-   * subject delivered to it; nothing while it exists. webhook-config deletes webhooks, but the deliveries and the log
+   * Deletes the deliveries of a webhook that no longer exists, their log, its rate schedule and the newest event of
+   * each subject delivered to it, and has its health and its recovers deleted by their modules' repositories; nothing
+   * while it exists. webhook-config deletes webhooks, but the deliveries and the log
    * are the dispatcher's own. One day partition at a time (each statement reads one), in batches. Returns how many
    * deliveries were deleted. Waits out database outages (DatabaseRetry).
    */
@@ -134,18 +139,19 @@ export class DeliveryRepository {
       );
       if (count < DELETE_BATCH) break;
     }
-    // Its health (one row, and one per hour of the last day), its rate schedule and its recovers.
-    await this.retry.run(() =>
-      this.db.query(
-        `WITH gone AS (SELECT $1::uuid AS id WHERE NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)),
-              h AS (DELETE FROM webhook_health WHERE webhook_id IN (SELECT id FROM gone)),
-              r AS (DELETE FROM webhook_rate WHERE webhook_id IN (SELECT id FROM gone)),
-              j AS (DELETE FROM webhook_recover WHERE webhook_id IN (SELECT id FROM gone) RETURNING id),
-              js AS (DELETE FROM webhook_recover_sent WHERE recover_id IN (SELECT id FROM j))
-         DELETE FROM webhook_health_hour WHERE webhook_id IN (SELECT id FROM gone)`,
-        [webhookId],
+    // Its rate schedule (one row) here; its health (one row, and one per hour of the last day) and its recovers by
+    // their owners, at the same time.
+    await Promise.all([
+      this.retry.run(() =>
+        this.db.query(
+          `DELETE FROM webhook_rate
+            WHERE webhook_id = $1 AND NOT EXISTS (SELECT 1 FROM backend.webhook_for_dispatcher w WHERE w.id = $1)`,
+          [webhookId],
+        ),
       ),
-    );
+      this.health.deleteOfDeletedWebhook(webhookId),
+      this.recovers.deleteOfDeletedWebhook(webhookId),
+    ]);
     return deleted;
   }
 

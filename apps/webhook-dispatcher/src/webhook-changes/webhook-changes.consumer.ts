@@ -1,8 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AmqpClient, EXCHANGES, ROUTING_KEYS, webhookChanges } from '#messaging';
-import { DeliveryRepository } from '../fan-out/delivery.repository.js';
+import { DeliveryRepository } from '../delivery/delivery.repository.js';
 import { RecoverStates } from '../recover/recover-state.cache.js';
-import { WebhookCache } from './webhook.cache.js';
+import { WebhookCache } from '../webhook/webhook.cache.js';
 
 /**
  * Each dispatcher process listens on its own exclusive queue and forgets changed webhooks at once. A message it cannot
@@ -13,9 +13,12 @@ import { WebhookCache } from './webhook.cache.js';
  * their log, which are the dispatcher's, are deleted too: in the background, so that the cache keeps up with changes
  * even while the database is away. Every process does it (each gets every message); after the first, it deletes
  * nothing.
+ *
+ * It starts listening in onModuleInit, after the cache has loaded (WebhookModule's init comes first: it is imported)
+ * and before any other consumer starts (onApplicationBootstrap), so no message is handled with a change unheard.
  */
 @Injectable()
-export class WebhookChangesConsumer implements OnApplicationBootstrap {
+export class WebhookChangesConsumer implements OnModuleInit {
   private readonly logger = new Logger(WebhookChangesConsumer.name);
 
   constructor(
@@ -25,7 +28,7 @@ export class WebhookChangesConsumer implements OnApplicationBootstrap {
     private readonly recovers: RecoverStates,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  async onModuleInit(): Promise<void> {
     await this.amqp.consume(
       '',
       async (message) => {

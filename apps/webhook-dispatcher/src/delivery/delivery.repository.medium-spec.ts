@@ -5,8 +5,8 @@ import { dataSourceOptions, WEBHOOK_DISPATCHER_DATABASE } from '#persistence';
 import { testEnv, uuidV7At } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { DatabaseRetry } from '../common/database-retry.js';
-import { deliveryCreatedAt, DeliveryRepository, type NewDelivery } from './delivery.repository.js';
+import { deliveryCreatedAt, type DeliveryRepository, type NewDelivery } from './delivery.repository.js';
+import { deliveryRepository } from '../../test/attempt-record.fixture.js';
 
 const HOUR = 3_600_000;
 
@@ -42,7 +42,7 @@ describe('DeliveryRepository: one delivery per event and webhook (real PostgreSQ
         dataSourceOptions({ url: testEnv().databaseUrl, poolSize: 2, ...WEBHOOK_DISPATCHER_DATABASE }),
       );
       processes.push(await db.initialize());
-      repositories.push(new DeliveryRepository(db, new DatabaseRetry()));
+      repositories.push(deliveryRepository(db));
     }
     merchantId = randomUUID();
     webhookIds = [randomUUID(), randomUUID()];
@@ -138,5 +138,40 @@ describe('DeliveryRepository: one delivery per event and webhook (real PostgreSQ
     });
     // None known: none in the snapshot (not null, which a delivery message's contract refuses).
     expect(await repositories[1].findSnapshot(b.get(webhookIds[0])!)).not.toHaveProperty('position');
+  });
+
+  it("deletes a deleted webhook's rate schedule, health and recovers (each by its owner's repository), nothing of one that exists", async () => {
+    const [gone, kept] = [randomUUID(), webhookIds[1]];
+    const recoverOf = new Map([gone, kept].map((webhookId) => [webhookId, randomUUIDv7()]));
+    for (const [webhookId, recoverId] of recoverOf) {
+      await admin.query(`INSERT INTO webhook_rate (webhook_id, next_at) VALUES ($1, now())`, [webhookId]);
+      await admin.query(`INSERT INTO webhook_health (webhook_id, last_attempt_at) VALUES ($1, now())`, [webhookId]);
+      await admin.query(
+        `INSERT INTO webhook_health_hour (webhook_id, hour, attempts, failures)
+         VALUES ($1, date_trunc('hour', now()), 1, 1)`,
+        [webhookId],
+      );
+      await admin.query(
+        `INSERT INTO webhook_recover (id, webhook_id, merchant_id, since, state, total, started_at)
+         VALUES ($1, $2, $3, now(), 'finished', 0, now())`,
+        [recoverId, webhookId, merchantId],
+      );
+      await admin.query(`INSERT INTO webhook_recover_sent (recover_id, sent, at) VALUES ($1, 1, now())`, [recoverId]);
+    }
+    await repositories[0].deleteOfDeletedWebhook(gone);
+    await repositories[0].deleteOfDeletedWebhook(kept);
+    const left = async (webhookId: string) =>
+      (
+        await admin.query(
+          `SELECT (SELECT count(*) FROM webhook_rate WHERE webhook_id = $1)::int AS rate,
+                  (SELECT count(*) FROM webhook_health WHERE webhook_id = $1)::int AS health,
+                  (SELECT count(*) FROM webhook_health_hour WHERE webhook_id = $1)::int AS hours,
+                  (SELECT count(*) FROM webhook_recover WHERE webhook_id = $1)::int AS recovers,
+                  (SELECT count(*) FROM webhook_recover_sent WHERE recover_id = $2)::int AS sent`,
+          [webhookId, recoverOf.get(webhookId)],
+        )
+      ).rows[0];
+    expect(await left(gone)).toEqual({ rate: 0, health: 0, hours: 0, recovers: 0, sent: 0 });
+    expect(await left(kept)).toEqual({ rate: 1, health: 1, hours: 1, recovers: 1, sent: 1 });
   });
 });

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AmqpClient, publishWebhookHealthReport, type WebhookHealthReport } from '#messaging';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { WebhookCache } from './webhook.cache.js';
+import { WebhookCache } from '../webhook/webhook.cache.js';
 
 /** A webhook failing this long is reported (CONTRACT §5: its merchant is notified). */
 export const FAILING_NOTICE_AFTER_MS = 3_600_000;

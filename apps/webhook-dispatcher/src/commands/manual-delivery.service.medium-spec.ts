@@ -62,6 +62,18 @@ describe('ManualDeliveryService (real PostgreSQL, RabbitMQ)', () => {
       )
     ).rows;
 
+  it('sends the sample of the kind the command asks for, of those the webhook selects (the Events page)', async () => {
+    const webhookId = await insertWebhook(admin, { merchantId, events: ['transaction', 'subscription', 'payout'] });
+    const asked = randomUUIDv7();
+    await manual.test({ ...command('webhook.test', webhookId, asked), eventType: 'subscription' });
+    expect(JSON.parse((await rowsOf(asked))[0].body.toString())).toHaveProperty('subscription');
+
+    // No kind asked for: the first the webhook selects, as before.
+    const plain = randomUUIDv7();
+    await manual.test(command('webhook.test', webhookId, plain));
+    expect(JSON.parse((await rowsOf(plain))[0].body.toString())).toHaveProperty('transaction');
+  });
+
   it('records a test delivery once under the id asked for, rendered for the webhook, and queues its one attempt', async () => {
     const webhookId = await insertWebhook(admin, { merchantId, contentType: 'php-post', events: ['payout'] });
     const deliveryId = randomUUIDv7();

@@ -46,7 +46,10 @@ export class ManualDeliveryService {
       });
       return;
     }
-    const subject = sampleSubject(webhook.events, webhook.integrationId);
+    // The kind asked for (the Events page's "Send this example"), while the webhook still selects it; else its first.
+    const asked = command.eventType;
+    const kinds = asked !== undefined && webhook.events.includes(asked) ? [asked] : webhook.events;
+    const subject = sampleSubject(kinds, webhook.integrationId);
     const tree = renderWebhookPayload(webhook.version as WebhookVersion, subject) as PayloadObject;
     const snapshot: DeliverySnapshot = {
       webhookId: webhook.id,

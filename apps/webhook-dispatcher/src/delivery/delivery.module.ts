@@ -38,6 +38,6 @@ import { WebhookRateLimiter } from './webhook-rate.limiter.js';
     DeliveryService,
     DeliveryConsumer,
   ],
-  exports: [DeliveryRepository, DeliveryLogWriter, DeliveryService],
+  exports: [DeliveryRepository, DeliveryLogWriter, DeliveryService, SupersededRepository],
 })
 export class DeliveryModule {}

@@ -39,6 +39,9 @@ interface Lookup {
  * log writer (DeliveryLogWriter), from the same statement as the log entries; here it is only read, by primary key.
  * Lookups of one event-loop turn share one statement (repeats come in bursts when a receiver was down).
  */
+/** Rows of delivery.subject_delivered deleted per statement. */
+const SUBJECT_DELETE_BATCH = 10_000;
+
 @Injectable()
 export class SupersededRepository {
   private readonly lookups = new Batcher<Lookup, boolean>({ maxBatch: 500, lingerMs: 0, concurrency: 2 }, (items) =>
@@ -60,6 +63,27 @@ export class SupersededRepository {
     if (position === undefined) return false;
     const lookup = { webhookId: snapshot.webhookId, eventType: snapshot.eventType, subject: snapshot.subject.uuid };
     return this.retry.run(() => this.lookups.submit({ ...lookup, position }));
+  }
+
+  /**
+   * The newest event of each subject delivered to each webhook is needed while an older event's repeat may still
+   * come: never after WEBHOOK_LOG_RETENTION (which exceeds the retry schedule; the older event's delivery is gone with
+   * its day by then). Rows whose newest delivery is older than `cutoff` go, by the index on their hour, in batches,
+   * so no statement holds many row locks for long. Called by the retention job; returns how many went.
+   */
+  async forgetDeliveredBefore(cutoff: Date): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [, count]: [unknown, number] = await this.db.query(
+        `DELETE FROM subject_delivered
+          WHERE (webhook_id, event_type, subject_id) IN (
+                  SELECT webhook_id, event_type, subject_id FROM subject_delivered WHERE delivered_hour < $1 LIMIT $2)
+            AND delivered_hour < $1`,
+        [cutoff, SUBJECT_DELETE_BATCH],
+      );
+      deleted += count;
+      if (count < SUBJECT_DELETE_BATCH) return deleted;
+    }
   }
 
   private async lookUp(items: Lookup[]): Promise<boolean[]> {

@@ -15,8 +15,12 @@ const settled = () =>
   new Promise((resolve) => jest.requireActual<typeof import('node:timers')>('node:timers').setImmediate(resolve));
 
 describe('PartitionMaintenanceJob', () => {
-  beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate'] }));
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('runs once before the process consumes anything, then every hour', async () => {
     const { maintenance, runs } = controlledMaintenance();

@@ -13,7 +13,10 @@ import {
 } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { SupersededRepository } from '../delivery/superseded.repository.js';
+import { WebhookHealthRepository } from '../webhook-health/webhook-health.repository.js';
 import { PartitionMaintenanceMetrics } from './partition-maintenance.metrics.js';
 import { DAYS_AHEAD, MAINTENANCE_LOCK_KEY, PartitionMaintenance } from './partition-maintenance.service.js';
 
@@ -45,7 +48,14 @@ describe('PartitionMaintenance (real PostgreSQL)', () => {
       dataSourceOptions({ url: own.databaseUrl, poolSize: 2, ...WEBHOOK_DISPATCHER_DATABASE }),
     ).initialize();
     metrics = new PartitionMaintenanceMetrics(new PlatformMetrics(), config, db);
-    maintenance = new PartitionMaintenance(db, config, metrics);
+    const retry = new DatabaseRetry();
+    maintenance = new PartitionMaintenance(
+      db,
+      config,
+      metrics,
+      new WebhookHealthRepository(db, retry),
+      new SupersededRepository(db, retry),
+    );
   });
   afterAll(async () => {
     await db?.destroy();

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { DELIVERY_EVENT_TIME_WINDOW_MS } from '#domain';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
+import { SupersededRepository } from '../delivery/superseded.repository.js';
+import { WebhookHealthRepository } from '../webhook-health/webhook-health.repository.js';
 import { PartitionMaintenanceMetrics } from './partition-maintenance.metrics.js';
 
 /** Session advisory lock: one maintenance run at a time across every dispatcher process of the database. */
@@ -16,9 +18,6 @@ const DETACH_TRIES = 3;
 const DETACH_PAUSE_MS = 1_000;
 
 const DAY_MS = 86_400_000;
-
-/** Rows of delivery.subject_delivered deleted per statement. */
-const SUBJECT_DELETE_BATCH = 10_000;
 
 /** What one run did: the partitions it created, detached and dropped, and how long each step took (ms). */
 export interface MaintenanceReport {
@@ -48,6 +47,8 @@ export class PartitionMaintenance {
     @InjectDataSource() private readonly db: DataSource,
     private readonly config: WebhookDispatcherConfig,
     private readonly metrics: PartitionMaintenanceMetrics,
+    private readonly health: WebhookHealthRepository,
+    private readonly superseded: SupersededRepository,
   ) {}
 
   /** The instant before which a day must have ended to be removed at `now`. */
@@ -126,32 +127,11 @@ export class PartitionMaintenance {
       this.metrics.dropped.inc();
     }
     report.ms.drop = lap();
-    // The hourly health counts (delivery.webhook_health_hour) are read for the last 24 hours: older ones go. A few
-    // rows per webhook, not a log: deleted, not partitioned.
-    await runner.query(`DELETE FROM webhook_health_hour WHERE hour < now() - interval '25 hours'`);
-    await this.forgetDeliveredSubjects(runner, cutoff);
+    // What the other modules keep beside the partitions, each by its owner: the health's hourly counts, and each
+    // subject's newest delivered event (superseded repeats), needed no longer than a delivery is.
+    await this.health.forgetOldHours();
+    await this.superseded.forgetDeliveredBefore(cutoff);
     return report;
-  }
-
-  /**
-   * The newest event of each subject delivered to each webhook (delivery.subject_delivered, superseded repeats) is
-   * needed while an older event's repeat may still come: never after WEBHOOK_LOG_RETENTION (which exceeds the retry
-   * schedule; the older event's delivery is gone with its day by then). Rows whose newest delivery is older than
-   * `cutoff` go, by the index on their hour, in batches, so no statement holds many row locks for long.
-   */
-  private async forgetDeliveredSubjects(runner: QueryRunner, cutoff: Date): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const [, count]: [unknown, number] = await runner.query(
-        `DELETE FROM subject_delivered
-          WHERE (webhook_id, event_type, subject_id) IN (
-                  SELECT webhook_id, event_type, subject_id FROM subject_delivered WHERE delivered_hour < $1 LIMIT $2)
-            AND delivered_hour < $1`,
-        [cutoff, SUBJECT_DELETE_BATCH],
-      );
-      deleted += count;
-      if (count < SUBJECT_DELETE_BATCH) return deleted;
-    }
   }
 
   /** Detaches one expired partition, trying again a moment later when its table was busy (lock_timeout, 55P03). */

@@ -47,6 +47,14 @@ export class WebhookHealthRepository {
   }
 
   /**
+   * Forgets the hourly counts older than the 24 hours the health reads (`attempts24h`, `failures24h`), with an
+   * hour's margin: a few rows per webhook, deleted rather than partitioned. Called by the retention job.
+   */
+  async forgetOldHours(): Promise<void> {
+    await this.db.query(`DELETE FROM webhook_health_hour WHERE hour < now() - interval '25 hours'`);
+  }
+
+  /**
    * Records the attempts a batch inserted into the log, in the transaction that inserted them (`manager`): only
    * those, so a batch written again after an error counts nothing twice. Per webhook: the latest attempt and
    * success; failing since the first failure after the latest success, by the attempts' times, not the order they

@@ -207,6 +207,6 @@ describe('custom headers (e2e, webhook-config and dispatcher processes)', () => 
       expect(dispatcher.output()).not.toContain(value.slice(0, -4));
     }
     // The check finds what is there: the header's name is stored in clear.
-    expect(await whereStored('X-Shop-Id')).toContain('backend.webhook_header.name');
+    expect(await whereStored('x-shop-id')).toContain('backend.webhook_header.name');
   }, 120_000);
 });

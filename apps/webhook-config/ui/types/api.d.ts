@@ -76,7 +76,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook
-     * @description The answer is the webhook with its signing secret.
+     * @description The answer is the webhook with its signing secret. Custom `headers` are sent with every request; their values are stored encrypted and shown back only as their last four characters (`valueLast4`).
      */
     post: operations['WebhookController_create'];
     delete?: never;
@@ -105,7 +105,7 @@ export interface paths {
     head?: never;
     /**
      * Change a webhook
-     * @description Only the fields sent change.
+     * @description Only the fields sent change. `headers`, when sent, replaces the whole list (`[]` removes every header); an entry without `value` keeps the value stored for that name (any letter case), so the list can be edited without knowing the values.
      */
     patch: operations['WebhookController_update'];
     trace?: never;

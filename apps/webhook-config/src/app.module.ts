@@ -18,6 +18,7 @@ import { WebhookLogEntity } from './webhook-log/webhook-log.entity.js';
 import { WebhookLogModule } from './webhook-log/webhook-log.module.js';
 import { NoticeModule } from './notice/notice.module.js';
 import { WebhookHealthEntity } from './webhook/webhook-health.entity.js';
+import { WebhookHeaderEntity } from './webhook/webhook-header.entity.js';
 import { WebhookSecretEntity } from './webhook/webhook-secret.entity.js';
 import { WebhookEntity } from './webhook/webhook.entity.js';
 import { WebhookModule } from './webhook/webhook.module.js';
@@ -38,6 +39,7 @@ export class AppModule {
             IntegrationRef,
             WebhookEntity,
             WebhookSecretEntity,
+            WebhookHeaderEntity,
             WebhookLogEntity,
             WebhookHealthEntity,
             DeliveryRef,

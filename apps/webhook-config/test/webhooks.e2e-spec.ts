@@ -76,6 +76,7 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
         enabled: false,
         maxPerSecond: 5,
         skipSupersededRepeats: false,
+        headers: [],
         health: {
           state: 'disabled',
           lastSuccessAt: null,
@@ -537,6 +538,102 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect(log).not.toContain(created.body.secret);
       expect(log).not.toContain(rotated.body.secret);
       expect(log).not.toContain(created.body.secret.slice(6));
+    });
+  });
+
+  describe('custom headers', () => {
+    const clear = `Bearer e2e-${randomUUID()}-9fZq`;
+
+    it('are stored encrypted, shown only as their last four characters, and a PATCH replaces or keeps them', async () => {
+      const created = await create({
+        headers: [
+          { name: 'Authorization', value: clear },
+          { name: 'X-Tenant', value: 'eu' },
+        ],
+      });
+      expect(created.status).toBe(201);
+      const masked = [
+        { name: 'Authorization', valueLast4: '9fZq' },
+        { name: 'X-Tenant', valueLast4: '' },
+      ];
+      expect(created.body.headers).toEqual(masked);
+      const id = created.body.id;
+      expect((await client.get(`/api/webhooks/${id}`)).body.headers).toEqual(masked);
+      const listed = (await client.get('/api/webhooks')).body.data.find((w: { id: string }) => w.id === id);
+      expect(listed.headers).toEqual(masked);
+      for (const answer of [created, await client.get(`/api/webhooks/${id}`), await client.get('/api/webhooks')]) {
+        expect(answer.text).not.toContain(clear.slice(0, -4));
+      }
+      // A webhook without headers shows an empty list; one read can be sent back as it is (values kept).
+      expect((await create()).body.headers).toEqual([]);
+      const roundTrip = await client.patch(`/api/webhooks/${id}`, { headers: masked });
+      expect([roundTrip.status, roundTrip.body.headers]).toEqual([200, masked]);
+
+      // Replace one value, keep one, drop one; then remove all.
+      const patched = await client.patch(`/api/webhooks/${id}`, {
+        headers: [{ name: 'authorization' }, { name: 'X-New', value: 'value-1234' }],
+      });
+      expect(patched.body.headers).toEqual([
+        { name: 'authorization', valueLast4: '9fZq' },
+        { name: 'X-New', valueLast4: '1234' },
+      ]);
+      const rows = await running.db.query(
+        `SELECT name, ciphertext FROM webhook_header WHERE webhook_id = $1 ORDER BY position`,
+        [id],
+      );
+      expect(rows.map((row: { name: string }) => row.name)).toEqual(['authorization', 'X-New']);
+      for (const row of rows as Array<{ ciphertext: Buffer }>) {
+        expect(row.ciphertext.includes(Buffer.from(clear.slice(0, -4)))).toBe(false);
+      }
+      expect((await client.patch(`/api/webhooks/${id}`, { headers: [] })).body.headers).toEqual([]);
+      expect(output.join('')).not.toContain(clear.slice(0, -4));
+    });
+
+    it('refuses reserved names in any letter case, bad names, duplicates, CR/LF and an 11th header with a problem naming the header', async () => {
+      const id = (await create()).body.id;
+      const cases: Array<[unknown, { field: string; contains: string }]> = [
+        [[{ name: 'HOST', value: 'x' }], { field: 'headers.0.name', contains: '"HOST"' }],
+        [[{ name: 'Content-Type', value: 'x' }], { field: 'headers.0.name', contains: '"Content-Type"' }],
+        [
+          [
+            { name: 'X-Ok', value: 'x' },
+            { name: 'webhook-timestamp', value: '1' },
+          ],
+          { field: 'headers.1.name', contains: '"webhook-timestamp"' },
+        ],
+        [[{ name: 'X-Webhook-Signature', value: 'x' }], { field: 'headers.0.name', contains: '"X-Webhook-Signature"' }],
+        [[{ name: 'Traceparent', value: 'x' }], { field: 'headers.0.name', contains: '"Traceparent"' }],
+        [[{ name: 'X Bad', value: 'x' }], { field: 'headers.0.name', contains: '"X Bad"' }],
+        [
+          [
+            { name: 'X-Dup', value: 'a' },
+            { name: 'x-dup', value: 'b' },
+          ],
+          { field: 'headers', contains: '"x-dup"' },
+        ],
+        [[{ name: 'X-Injected', value: 'a\r\nX-Evil: 1' }], { field: 'headers.0.value', contains: 'line breaks' }],
+        [[{ name: 'X-Empty', value: '' }], { field: 'headers.0.value', contains: '1 to 1024' }],
+        [[{ name: 'X-Long', value: 'x'.repeat(1025) }], { field: 'headers.0.value', contains: '1 to 1024' }],
+        [
+          Array.from({ length: 11 }, (_, i) => ({ name: `X-${i}`, value: 'v' })),
+          { field: 'headers', contains: 'at most 10' },
+        ],
+      ];
+      // Only a PATCH may keep a stored value; there is none of this name.
+      const keep = await client.patch(`/api/webhooks/${id}`, { headers: [{ name: 'X-Unknown' }] });
+      expect([keep.status, keep.body.errors]).toEqual([
+        400,
+        [{ field: 'headers.0.value', message: 'is required: "X-Unknown" has no stored value to keep' }],
+      ]);
+      for (const [headers, expected] of cases) {
+        for (const answer of [await client.patch(`/api/webhooks/${id}`, { headers }), await create({ headers })]) {
+          expect(answer.status).toBe(400);
+          expect(answer.headers.get('content-type')).toContain('application/problem+json');
+          const error = answer.body.errors.find((e: { field: string }) => e.field === expected.field);
+          expect(error?.message).toContain(expected.contains);
+        }
+      }
+      expect((await client.get(`/api/webhooks/${id}`)).body.headers).toEqual([]);
     });
   });
 

@@ -16,3 +16,4 @@ export * from './payload-encoding.js';
 export * from './webhook-signature.js';
 export * from './webhook-delivery.rules.js';
 export * from './delivery-time.js';
+export * from './webhook-custom-headers.js';

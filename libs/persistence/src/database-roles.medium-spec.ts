@@ -72,6 +72,13 @@ const ROWS: Record<
     insert: `INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, '\\x00')`,
     values: (id, ids) => [id, ids.webhook],
   },
+  webhook_header: {
+    key: 'name',
+    insert: `INSERT INTO webhook_header (webhook_id, position, name, ciphertext)
+             VALUES ($2, (SELECT count(*) FROM webhook_header WHERE webhook_id = $2), $1, '\\x00')`,
+    values: (id, ids) => [id, ids.webhook],
+    touch: 'position = position',
+  },
   backend_user: {
     key: 'id',
     insert: `INSERT INTO backend_user (id, merchant_id, email, password_hash) VALUES ($1, $2, $3, 'x')`,
@@ -187,6 +194,7 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
     tables: [
       'webhook',
       'webhook_secret',
+      'webhook_header',
       'backend_user',
       'backend_session',
       'login_failure',
@@ -219,7 +227,11 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
       'webhook_recover',
       'webhook_recover_sent',
     ],
-    reads: ['backend.webhook_for_dispatcher', 'backend.webhook_secret_for_dispatcher'],
+    reads: [
+      'backend.webhook_for_dispatcher',
+      'backend.webhook_header_for_dispatcher',
+      'backend.webhook_secret_for_dispatcher',
+    ],
   },
 ];
 const touchOf = (table: string) => ROWS[table.split('.').at(-1)!].touch ?? 'created_at = created_at';

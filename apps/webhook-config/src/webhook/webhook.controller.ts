@@ -36,7 +36,12 @@ export class WebhookController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a webhook', description: 'The answer is the webhook with its signing secret.' })
+  @ApiOperation({
+    summary: 'Create a webhook',
+    description:
+      'The answer is the webhook with its signing secret. Custom `headers` are sent with every request; their values ' +
+      'are stored encrypted and shown back only as their last four characters (`valueLast4`).',
+  })
   @ApiCreatedResponse({ type: CreatedWebhookDoc })
   @ApiProblems([400, 409, 413, 415], { 409: 'The merchant has 50 webhooks already.' })
   create(
@@ -56,7 +61,13 @@ export class WebhookController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change a webhook', description: 'Only the fields sent change.' })
+  @ApiOperation({
+    summary: 'Change a webhook',
+    description:
+      'Only the fields sent change. `headers`, when sent, replaces the whole list (`[]` removes every header); an ' +
+      'entry without `value` keeps the value stored for that name (any letter case), so the list can be edited ' +
+      'without knowing the values.',
+  })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: WebhookDoc })
   @ApiProblems([400, 404, 413, 415])

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { WEBHOOK_CONTENT_TYPES, WEBHOOK_EVENT_TYPES, WEBHOOK_VERSIONS } from '#domain';
+import type { WebhookHeaderView } from './webhook-header.service.js';
 import type { RotatedSecret, SecretView } from './webhook-secret.service.js';
 import type { WebhookHealthView, WebhookView } from './webhook.view.js';
 
@@ -33,6 +34,19 @@ export class WebhookHealthDoc implements WebhookHealthView {
   disabledReason!: 'manual' | 'failing' | 'gone' | null;
 }
 
+/** OpenAPI: a custom header as shown: never its value, only the value's last four characters. */
+export class WebhookHeaderDoc implements WebhookHeaderView {
+  @ApiProperty({ example: 'Authorization', description: 'As given (names are matched in any letter case).' })
+  name!: string;
+  @ApiProperty({
+    example: '1234',
+    description:
+      'The last four characters of the value (empty for a value of four characters or fewer). The value itself is ' +
+      'stored encrypted and never shown again: to keep it on a PATCH, send the entry without `value`.',
+  })
+  valueLast4!: string;
+}
+
 /** OpenAPI: a webhook as the API shows it (never with its secret). */
 export class WebhookDoc implements WebhookView {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -59,6 +73,11 @@ export class WebhookDoc implements WebhookView {
       'Pending repeats of a payment’s or subscription’s older events are not attempted once a newer one was delivered.',
   })
   skipSupersededRepeats!: boolean;
+  @ApiProperty({
+    type: [WebhookHeaderDoc],
+    description: 'Custom headers sent with every request, in order (at most 10); values shown only masked.',
+  })
+  headers!: WebhookHeaderDoc[];
   @ApiProperty({ type: WebhookHealthDoc }) health!: WebhookHealthDoc;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;

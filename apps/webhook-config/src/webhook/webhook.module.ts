@@ -18,6 +18,8 @@ import { WebhookSenderAddressesController } from './webhook-sender-addresses.con
 import { WebhookService } from './webhook.service.js';
 import { WebhookSettingsValidator } from './webhook-settings.validator.js';
 import { HOST_RESOLVER, systemHostResolver, WebhookUrlPolicy } from './webhook-url.policy.js';
+import { WebhookHeaderEntity } from './webhook-header.entity.js';
+import { WebhookHeaderService } from './webhook-header.service.js';
 import { WebhookHealthEntity } from './webhook-health.entity.js';
 import { WebhookSecretEntity } from './webhook-secret.entity.js';
 import { WebhookEntity } from './webhook.entity.js';
@@ -28,7 +30,7 @@ import { WebhookEntity } from './webhook.entity.js';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity, WebhookHealthEntity]),
+    TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity, WebhookHeaderEntity, WebhookHealthEntity]),
     SessionModule,
     IntegrationModule,
   ],
@@ -39,6 +41,7 @@ import { WebhookEntity } from './webhook.entity.js';
     WebhookLookup,
     WebhookService,
     WebhookSecretService,
+    WebhookHeaderService,
     WebhookSettingsValidator,
     WebhookUrlPolicy,
     WebhookChangePublisher,

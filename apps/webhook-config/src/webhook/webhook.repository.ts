@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
+import { WebhookHeaderEntity } from './webhook-header.entity.js';
 import { WebhookSecretEntity } from './webhook-secret.entity.js';
 import { WebhookEntity, type WebhookDisabledReason } from './webhook.entity.js';
 
@@ -39,31 +40,43 @@ export class WebhookRepository {
     return this.webhooks.countBy({ merchantId });
   }
 
-  /** The webhook and its first secret, in one transaction. */
+  /** The webhook, its first secret and its custom headers (values encrypted), in one transaction. */
   async insertWithSecret(
     webhook: Pick<WebhookEntity, 'id' | 'merchantId'> & WebhookSettings,
     secret: Pick<WebhookSecretEntity, 'id' | 'webhookId' | 'ciphertext'>,
+    headers: ReadonlyArray<Pick<WebhookHeaderEntity, 'name' | 'ciphertext'>> = [],
   ): Promise<WebhookEntity> {
     await this.dataSource.transaction(async (manager) => {
       await manager.insert(WebhookEntity, webhook);
       await manager.insert(WebhookSecretEntity, { ...secret, expiresAt: null });
+      if (headers.length > 0) await manager.insert(WebhookHeaderEntity, headerRows(webhook.id, headers));
     });
     return (await this.findOwned(webhook.merchantId, webhook.id))!;
   }
 
-  /** Applies the changed settings; null when there is no such webhook of this merchant. */
+  /**
+   * Applies the changed settings, and when `headers` is given replaces the custom headers with it (in the same
+   * transaction); null when there is no such webhook of this merchant.
+   */
   async update(
     merchantId: string,
     id: string,
     changes: Partial<WebhookSettings & Pick<WebhookEntity, 'enabledAt'>>,
+    headers?: ReadonlyArray<Pick<WebhookHeaderEntity, 'name' | 'ciphertext'>>,
   ): Promise<WebhookEntity | null> {
-    const result = await this.webhooks
-      .createQueryBuilder()
-      .update(WebhookEntity)
-      .set({ ...changes, updatedAt: () => 'now()' })
-      .where('id = :id AND merchant_id = :merchantId', { id, merchantId })
-      .execute();
-    return result.affected ? this.findOwned(merchantId, id) : null;
+    const affected = await this.dataSource.transaction(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .update(WebhookEntity)
+        .set({ ...changes, updatedAt: () => 'now()' })
+        .where('id = :id AND merchant_id = :merchantId', { id, merchantId })
+        .execute();
+      if (!result.affected || headers === undefined) return result.affected ?? 0;
+      await manager.delete(WebhookHeaderEntity, { webhookId: id });
+      if (headers.length > 0) await manager.insert(WebhookHeaderEntity, headerRows(id, headers));
+      return result.affected;
+    });
+    return affected ? this.findOwned(merchantId, id) : null;
   }
 
   /** Disabled webhooks of every merchant by reason (a reason none is disabled for is absent), index only. */
@@ -82,3 +95,6 @@ export class WebhookRepository {
     return (result.affected ?? 0) > 0;
   }
 }
+
+const headerRows = (webhookId: string, headers: ReadonlyArray<Pick<WebhookHeaderEntity, 'name' | 'ciphertext'>>) =>
+  headers.map((header, position) => ({ webhookId, position, name: header.name, ciphertext: header.ciphertext }));

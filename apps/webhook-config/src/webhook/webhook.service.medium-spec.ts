@@ -12,6 +12,8 @@ import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
 import type { WebhookChangePublisher } from './webhook-change.publisher.js';
 import { WebhookEntity } from './webhook.entity.js';
 import { WebhookExceptionCode } from './webhook.exception.js';
+import { WebhookHeaderEntity } from './webhook-header.entity.js';
+import { WebhookHeaderService } from './webhook-header.service.js';
 import { WebhookHealthEntity } from './webhook-health.entity.js';
 import { WebhookHealthRepository } from './webhook-health.repository.js';
 import { WebhookLookup } from './webhook.lookup.js';
@@ -40,7 +42,7 @@ describe('WebhookService (real PostgreSQL)', () => {
     db = await new DataSource(
       dataSourceOptions({
         url: testEnv().databaseUrl,
-        entities: [WebhookEntity, WebhookSecretEntity, WebhookHealthEntity, IntegrationRef],
+        entities: [WebhookEntity, WebhookSecretEntity, WebhookHeaderEntity, WebhookHealthEntity, IntegrationRef],
         poolSize: 2,
         ...WEBHOOK_CONFIG_DATABASE,
       }),
@@ -54,6 +56,7 @@ describe('WebhookService (real PostgreSQL)', () => {
     const noLookups = async (hostname: string) => {
       throw new Error(`no name lookup expected (${hostname})`);
     };
+    const cipher = new SecretCipher(randomBytes(32));
     webhooks = new WebhookService(
       repository,
       lookup,
@@ -62,13 +65,14 @@ describe('WebhookService (real PostgreSQL)', () => {
         new IntegrationRepository(db.getRepository(IntegrationRef)),
       ),
       new WebhookSecretService(
-        new SecretCipher(randomBytes(32)),
+        cipher,
         new WebhookSecretRepository(db, db.getRepository(WebhookSecretEntity)),
         lookup,
         changes,
       ),
       changes,
       new WebhookHealthRepository(db.getRepository(WebhookHealthEntity)),
+      new WebhookHeaderService(cipher, db.getRepository(WebhookHeaderEntity)),
     );
   });
   afterAll(async () => {
@@ -145,5 +149,77 @@ describe('WebhookService (real PostgreSQL)', () => {
     await webhooks.remove(merchantId, id);
     expect(await codeOf(webhooks.get(merchantId, id))).toBe(WebhookExceptionCode.NOT_FOUND);
     expect(announced.filter((webhookId) => webhookId === id).length).toBe(4); // created, changed twice, deleted
+  });
+  describe('custom headers', () => {
+    const token = 'Bearer shop-token-SECRETVALUE-9876';
+    const storedText = async (webhookId: string) =>
+      (
+        await admin.query<{ text: string }>(
+          `SELECT name || encode(ciphertext, 'escape') AS text FROM webhook_header WHERE webhook_id = $1`,
+          [webhookId],
+        )
+      ).rows.map((row) => row.text);
+
+    it('stores values encrypted and shows each only as its last four characters, in order', async () => {
+      const merchantId = await insertMerchant(admin);
+      const created = await webhooks.create(
+        merchantId,
+        input({
+          headers: [
+            { name: 'Authorization', value: token },
+            { name: 'X-Shop', value: 'abc' },
+          ],
+        }),
+      );
+      const expected = [
+        { name: 'Authorization', valueLast4: '9876' },
+        { name: 'X-Shop', valueLast4: '' },
+      ];
+      expect(created.headers).toEqual(expected);
+      expect((await webhooks.get(merchantId, created.id)).headers).toEqual(expected);
+      expect((await webhooks.list(merchantId))[0].headers).toEqual(expected);
+      const text = await storedText(created.id);
+      expect(text).toHaveLength(2);
+      for (const row of text) expect(row).not.toContain('SECRETVALUE');
+    });
+
+    it('a PATCH replaces the list; an entry without value keeps the stored value of its name in any letter case', async () => {
+      const merchantId = await insertMerchant(admin);
+      const { id } = await webhooks.create(
+        merchantId,
+        input({
+          headers: [
+            { name: 'Authorization', value: token },
+            { name: 'X-Old', value: 'gone-1111' },
+          ],
+        }),
+      );
+      const kept = await webhooks.update(merchantId, id, {
+        headers: [{ name: 'X-New', value: 'fresh-2222' }, { name: 'authorization' }],
+      });
+      expect(kept.headers).toEqual([
+        { name: 'X-New', valueLast4: '2222' },
+        { name: 'authorization', valueLast4: '9876' },
+      ]);
+      // Untouched when absent; [] removes all.
+      expect((await webhooks.update(merchantId, id, { name: 'Renamed' })).headers).toHaveLength(2);
+      expect((await webhooks.update(merchantId, id, { headers: [] })).headers).toEqual([]);
+      expect(await storedText(id)).toEqual([]);
+    });
+
+    it('refuses to keep a value that is not stored, naming the entry, and changes nothing', async () => {
+      const merchantId = await insertMerchant(admin);
+      const { id } = await webhooks.create(merchantId, input({ headers: [{ name: 'X-A', value: 'value-aaaa' }] }));
+      const error = await webhooks
+        .update(merchantId, id, { name: 'Other', headers: [{ name: 'X-Unknown' }] })
+        .catch((e: unknown) => e as { code: string; errors: Array<{ field: string; message: string }> });
+      expect(error).toMatchObject({ code: WebhookExceptionCode.INVALID_SETTINGS });
+      expect((error as { errors: Array<{ field: string; message: string }> }).errors).toEqual([
+        { field: 'headers.0.value', message: 'is required: "X-Unknown" has no stored value to keep' },
+      ]);
+      const after = await webhooks.get(merchantId, id);
+      expect(after.name).toBe('Orders');
+      expect(after.headers).toEqual([{ name: 'X-A', valueLast4: 'aaaa' }]);
+    });
   });
 });

@@ -4,6 +4,7 @@ import { LATEST_WEBHOOK_VERSION, WEBHOOK_EVENT_TYPES, type WebhookEventType } fr
 import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dtos/update-webhook.dto.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
+import { WebhookHeaderService } from './webhook-header.service.js';
 import { WebhookHealthRepository } from './webhook-health.repository.js';
 import { webhookNotFound, WebhookException, WebhookExceptionCode } from './webhook.exception.js';
 import { WebhookLookup } from './webhook.lookup.js';
@@ -30,12 +31,14 @@ export class WebhookService {
     private readonly secrets: WebhookSecretService,
     private readonly changes: WebhookChangePublisher,
     private readonly health: WebhookHealthRepository,
+    private readonly headers: WebhookHeaderService,
   ) {}
 
   async list(merchantId: string): Promise<WebhookView[]> {
     const webhooks = await this.webhooks.listForMerchant(merchantId);
-    const health = await this.health.of(webhooks.map((webhook) => webhook.id));
-    return webhooks.map((webhook) => toWebhookView(webhook, health.get(webhook.id)));
+    const ids = webhooks.map((webhook) => webhook.id);
+    const [health, headers] = await Promise.all([this.health.of(ids), this.headers.viewsOf(ids)]);
+    return webhooks.map((webhook) => toWebhookView(webhook, health.get(webhook.id), headers.get(webhook.id)));
   }
 
   async get(merchantId: string, id: string): Promise<WebhookView> {
@@ -43,7 +46,8 @@ export class WebhookService {
   }
 
   private async view(webhook: WebhookEntity): Promise<WebhookView> {
-    return toWebhookView(webhook, (await this.health.of([webhook.id])).get(webhook.id));
+    const [health, headers] = await Promise.all([this.health.of([webhook.id]), this.headers.viewsOf([webhook.id])]);
+    return toWebhookView(webhook, health.get(webhook.id), headers.get(webhook.id));
   }
 
   /** Creates the webhook with its secret; the answer is the only one (besides reveal) that shows the secret. */
@@ -70,9 +74,11 @@ export class WebhookService {
       skipSupersededRepeats: input.skipSupersededRepeats ?? true,
     };
     const secret = this.secrets.issue(id);
-    const webhook = await this.webhooks.insertWithSecret({ id, merchantId, ...settings }, secret.row);
+    const headers = this.headers.seal(id, input.headers ?? []);
+    const webhook = await this.webhooks.insertWithSecret({ id, merchantId, ...settings }, secret.row, headers);
     await this.changes.changed(merchantId, id);
-    return { ...toWebhookView(webhook), secret: secret.plaintext };
+    const shown = headers.map((header) => this.headers.view(id, header));
+    return { ...toWebhookView(webhook, undefined, shown), secret: secret.plaintext };
   }
 
   async update(merchantId: string, id: string, input: UpdateWebhookDto): Promise<WebhookView> {
@@ -98,7 +104,9 @@ export class WebhookService {
     if (input.enabled === true && !current.enabled) changes.enabledAt = new Date();
     if (input.enabled === false && current.enabled)
       Object.assign(changes, { enabled: false, disabledReason: 'manual' });
-    const webhook = await this.webhooks.update(merchantId, id, changes);
+    // The list replaces the stored one; an entry without a value keeps the stored value of its name.
+    const headers = input.headers && (await this.headers.resolve(id, input.headers));
+    const webhook = await this.webhooks.update(merchantId, id, changes, headers);
     if (!webhook) throw webhookNotFound();
     await this.changes.changed(merchantId, id);
     return this.view(webhook);

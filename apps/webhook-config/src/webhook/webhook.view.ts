@@ -1,5 +1,6 @@
 import type { WebhookHealthEntity } from './webhook-health.entity.js';
 import type { WebhookDisabledReason, WebhookEntity } from './webhook.entity.js';
+import type { WebhookHeaderView } from './webhook-header.service.js';
 
 /** How a webhook's deliveries go (CONTRACT §5): `failing` while its latest attempt failed. */
 export interface WebhookHealthView {
@@ -25,13 +26,19 @@ export interface WebhookView {
   enabled: boolean;
   maxPerSecond: number | null;
   skipSupersededRepeats: boolean;
+  /** Custom headers, in order; each value only as its last four characters. */
+  headers: WebhookHeaderView[];
   health: WebhookHealthView;
   createdAt: string;
   updatedAt: string;
 }
 
-/** `health`: the dispatcher's account of its attempts (none yet: undefined). */
-export function toWebhookView(webhook: WebhookEntity, health?: WebhookHealthEntity): WebhookView {
+/** `health`: the dispatcher's account of its attempts (none yet: undefined); `headers` as shown (masked). */
+export function toWebhookView(
+  webhook: WebhookEntity,
+  health?: WebhookHealthEntity,
+  headers: WebhookHeaderView[] = [],
+): WebhookView {
   const failingSince = health?.failingSince ?? null;
   return {
     id: webhook.id,
@@ -45,6 +52,7 @@ export function toWebhookView(webhook: WebhookEntity, health?: WebhookHealthEnti
     enabled: webhook.enabled,
     maxPerSecond: webhook.maxPerSecond,
     skipSupersededRepeats: webhook.skipSupersededRepeats,
+    headers,
     health: {
       state: !webhook.enabled ? 'disabled' : failingSince ? 'failing' : 'healthy',
       lastSuccessAt: health?.lastSuccessAt?.toISOString() ?? null,

@@ -76,7 +76,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook
-     * @description The answer is the webhook with its signing secret.
+     * @description The answer is the webhook with its signing secret. Custom `headers` are sent with every request; their values are stored encrypted and shown back only as their last four characters (`valueLast4`).
      */
     post: operations['WebhookController_create'];
     delete?: never;
@@ -105,7 +105,7 @@ export interface paths {
     head?: never;
     /**
      * Change a webhook
-     * @description Only the fields sent change.
+     * @description Only the fields sent change. `headers`, when sent, replaces the whole list (`[]` removes every header); an entry without `value` keeps the value stored for that name (any letter case), so the list can be edited without knowing the values.
      */
     patch: operations['WebhookController_update'];
     trace?: never;
@@ -376,6 +376,18 @@ export interface components {
     IntegrationListDoc: {
       data: components['schemas']['IntegrationDoc'][];
     };
+    WebhookHeaderDoc: {
+      /**
+       * @description As given (names are matched in any letter case).
+       * @example Authorization
+       */
+      name: string;
+      /**
+       * @description The last four characters of the value (empty for a value of four characters or fewer). The value itself is stored encrypted and never shown again: to keep it on a PATCH, send the entry without `value`.
+       * @example 1234
+       */
+      valueLast4: string;
+    };
     WebhookHealthDoc: {
       /**
        * @description failing: the latest attempt failed; disabled: nothing is sent (see disabledReason).
@@ -432,6 +444,8 @@ export interface components {
       maxPerSecond: number | null;
       /** @description Pending repeats of a payment’s or subscription’s older events are not attempted once a newer one was delivered. */
       skipSupersededRepeats: boolean;
+      /** @description Custom headers sent with every request, in order (at most 10); values shown only masked. */
+      headers: components['schemas']['WebhookHeaderDoc'][];
       health: components['schemas']['WebhookHealthDoc'];
       /** Format: date-time */
       createdAt: string;
@@ -441,6 +455,18 @@ export interface components {
     WebhookListDoc: {
       /** @description Newest first. */
       data: components['schemas']['WebhookDoc'][];
+    };
+    CreateWebhookHeaderDto: {
+      /**
+       * @description An HTTP header name (RFC 7230 token characters, 1–100), unique in any letter case. Refused (any letter case): host, content-type, content-length, transfer-encoding, connection, user-agent, traceparent, tracestate, x-webhook-signature, keep-alive, te, trailer, upgrade, expect, webhook-*, proxy-*.
+       * @example Authorization
+       */
+      name: string;
+      /**
+       * @description 1–1024 printable ASCII characters and spaces, not starting or ending with a space (no line breaks, tabs or other control characters). Stored encrypted; never shown again (only `valueLast4`).
+       * @example Bearer shop-token-1234
+       */
+      value: string;
     };
     CreateWebhookDto: {
       /** @example Shop orders */
@@ -477,6 +503,8 @@ export interface components {
       maxPerSecond?: number | null;
       /** @default true */
       skipSupersededRepeats?: boolean;
+      /** @description Sent with every request. Values are stored encrypted and shown back only as their last four characters. */
+      headers?: components['schemas']['CreateWebhookHeaderDto'][];
     };
     CreatedWebhookDoc: {
       /** Format: uuid */
@@ -508,6 +536,8 @@ export interface components {
       maxPerSecond: number | null;
       /** @description Pending repeats of a payment’s or subscription’s older events are not attempted once a newer one was delivered. */
       skipSupersededRepeats: boolean;
+      /** @description Custom headers sent with every request, in order (at most 10); values shown only masked. */
+      headers: components['schemas']['WebhookHeaderDoc'][];
       health: components['schemas']['WebhookHealthDoc'];
       /** Format: date-time */
       createdAt: string;
@@ -515,6 +545,20 @@ export interface components {
       updatedAt: string;
       /** @description The signing secret (`whsec_` + base64 of 32 bytes); also shown by the reveal. */
       secret: string;
+    };
+    UpdateWebhookHeaderDto: {
+      /**
+       * @description An HTTP header name (RFC 7230 token characters, 1–100), unique in any letter case. Refused (any letter case): host, content-type, content-length, transfer-encoding, connection, user-agent, traceparent, tracestate, x-webhook-signature, keep-alive, te, trailer, upgrade, expect, webhook-*, proxy-*.
+       * @example Authorization
+       */
+      name: string;
+      /**
+       * @description 1–1024 printable ASCII characters and spaces, not starting or ending with a space (no line breaks, tabs or other control characters). Stored encrypted; never shown again (only `valueLast4`). Absent: keep the value stored for this name.
+       * @example Bearer shop-token-1234
+       */
+      value?: string;
+      /** @description Ignored (what GET shows): send the list back as read. */
+      readonly valueLast4?: string;
     };
     UpdateWebhookDto: {
       name?: string;
@@ -535,6 +579,8 @@ export interface components {
       /** @description null: no limit */
       maxPerSecond?: number | null;
       skipSupersededRepeats?: boolean;
+      /** @description Replaces the whole list ([] removes every header). An entry without `value` keeps the value stored for that name. */
+      headers?: components['schemas']['UpdateWebhookHeaderDto'][];
     };
     SecretDoc: {
       /** @description The current signing secret. */

@@ -95,7 +95,8 @@ export class DeliveryAttempt {
       });
       result = await this.sender.send(
         webhook.url,
-        { ...headers, 'user-agent': 'payments-webhooks/1.0' },
+        // The merchant's custom headers first: ours (signatures, content type, user agent) always win.
+        { ...webhook.headers, ...headers, 'user-agent': 'payments-webhooks/1.0' },
         snapshot.body,
         lane === 'slow' ? 'slow' : 'normal',
       );

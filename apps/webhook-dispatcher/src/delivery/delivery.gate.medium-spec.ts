@@ -78,6 +78,7 @@ describe('DeliveryGate (real PostgreSQL)', () => {
       maxPerSecond: null,
       skipSupersededRepeats: true,
       secrets: [{ secret: 'whsec_test', expiresAt: null }],
+      headers: {},
       ...settings,
     };
     current.set(id, signing);

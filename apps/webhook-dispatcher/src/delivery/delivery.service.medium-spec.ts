@@ -127,6 +127,8 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
       maxPerSecond: null,
       skipSupersededRepeats: true,
       secrets: [{ secret: generateWebhookSecret(), expiresAt: null }],
+      // As the cache hands them over: a reserved one cannot be among them, yet ours win over anything.
+      headers: { authorization: 'Bearer medium-1234', 'x-shop': 'a b c', 'user-agent': 'not ours' },
     });
     const body = JSON.stringify({ transaction: { uuid: randomUUID() } });
     const deliveryId = await insertDelivery(admin, { webhookId, merchantId, url, body });
@@ -159,6 +161,11 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     expect(requestsTo(path)).toHaveLength(1);
     expect(requestsTo(path)[0].body).toBe(body);
     expect(Object.keys(requestsTo(path)[0].headers).some((name) => /signature/i.test(name))).toBe(true);
+    expect(requestsTo(path)[0].headers).toMatchObject({
+      authorization: 'Bearer medium-1234',
+      'x-shop': 'a b c',
+      'user-agent': 'payments-webhooks/1.0',
+    });
     expect(await logOf(message.deliveryId)).toEqual([{ attempt: 1, outcome: 'delivered', status: 200 }]);
   });
 

@@ -1,12 +1,20 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { headerValueContext, isReservedHeaderName } from '#domain';
 import { ConfigError, SecretCipher } from '#platform';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { WebhookRepository, type WebhookRow } from './webhook.repository.js';
 
-/** A webhook with its decrypted signing secrets, as an attempt needs it. */
+/** A webhook with its decrypted signing secrets and custom headers, as an attempt needs it. */
 export interface SigningWebhook extends WebhookRow {
   secrets: Array<{ secret: string; expiresAt: Date | null }>;
+  /**
+   * The merchant's custom headers (CONTRACT §5), decrypted once per load; the attempt puts its own headers after them,
+   * so ours always win. Shared by every attempt: never changed, never logged.
+   */
+  headers: Readonly<Record<string, string>>;
 }
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Entries are dropped at once on a `webhooks.config` message; this bound covers a missed message. */
 const MAX_AGE_MS = 60_000;
@@ -50,10 +58,10 @@ export class WebhookCache implements OnModuleInit {
     ]);
   }
 
-  /** The secret, or undefined when this key does not open it. */
-  private open(ciphertext: Buffer, webhookId: string): string | undefined {
+  /** The secret (or header value), or undefined when this key does not open it. */
+  private open(ciphertext: Buffer, context: string): string | undefined {
     try {
-      return this.cipher.decrypt(ciphertext, webhookId);
+      return this.cipher.decrypt(ciphertext, context);
     } catch {
       return undefined;
     }
@@ -84,13 +92,15 @@ export class WebhookCache implements OnModuleInit {
   }
 
   private async loadSigning(webhookId: string): Promise<SigningWebhook | undefined> {
-    const [webhook, secrets] = await Promise.all([
+    const [webhook, secrets, headers] = await Promise.all([
       this.repository.findById(webhookId),
       this.repository.findSigningSecrets(webhookId),
+      this.repository.findHeaders(webhookId),
     ]);
     if (!webhook) return undefined;
     return {
       ...webhook,
+      headers: this.openHeaders(webhookId, headers),
       secrets: secrets.map((row) => {
         const secret = this.open(row.ciphertext, webhookId);
         if (secret === undefined) {
@@ -102,6 +112,31 @@ export class WebhookCache implements OnModuleInit {
         return { secret, expiresAt: row.expiresAt };
       }),
     };
+  }
+
+  /**
+   * The custom headers as sent: lowercase names (ours are lowercase too, so a name can only be overridden, never
+   * doubled), a reserved name dropped (webhook-config refuses them; this is the second line). A value this key cannot
+   * open fails the load, as a secret does: sending without it would look delivered to a receiver that needs it.
+   */
+  private openHeaders(
+    webhookId: string,
+    rows: Array<{ name: string; ciphertext: Buffer }>,
+  ): Readonly<Record<string, string>> {
+    if (rows.length === 0) return NO_HEADERS;
+    const headers: Record<string, string> = {};
+    for (const row of rows) {
+      if (isReservedHeaderName(row.name)) continue;
+      const value = this.open(row.ciphertext, headerValueContext(webhookId, row.name));
+      if (value === undefined) {
+        throw new Error(
+          `cannot decrypt custom header ${row.name} of webhook ${webhookId}: SECRET_ENCRYPTION_KEY is not the key ` +
+            'webhook-config encrypted it with, or the row is damaged',
+        );
+      }
+      headers[row.name.toLowerCase()] = value;
+    }
+    return Object.freeze(headers);
   }
 
   private cached<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T> {

@@ -28,12 +28,17 @@ export interface SecretRow {
   expiresAt: Date | null;
 }
 
+export interface HeaderRow {
+  name: string;
+  ciphertext: Buffer;
+}
+
 const WEBHOOK_COLUMNS = `id, merchant_id AS "merchantId", integration_id AS "integrationId", url,
   content_type AS "contentType", version, retry_on_error AS "retryOnError", events, enabled,
   enabled_at AS "enabledAt", max_per_second AS "maxPerSecond", skip_superseded_repeats AS "skipSupersededRepeats"`;
 
 /**
- * Reads webhooks and their signing secrets (still encrypted) through webhook-config's views of them; waits out
+ * Reads webhooks, their signing secrets and custom header values (still encrypted) through webhook-config's views of them; waits out
  * database outages (DatabaseRetry).
  */
 @Injectable()
@@ -64,6 +69,14 @@ export class WebhookRepository {
          FROM backend.webhook_secret_for_dispatcher
         WHERE webhook_id = $1 AND (expires_at IS NULL OR expires_at > now())
         ORDER BY (expires_at IS NULL) DESC, created_at DESC`,
+      [webhookId],
+    );
+  }
+
+  /** The webhook's custom headers in order, values still encrypted. */
+  findHeaders(webhookId: string): Promise<HeaderRow[]> {
+    return this.query(
+      `SELECT name, ciphertext FROM backend.webhook_header_for_dispatcher WHERE webhook_id = $1 ORDER BY position`,
       [webhookId],
     );
   }

@@ -8,6 +8,7 @@ import {
   type WebhookEventType,
   type WebhookVersion,
 } from '#domain';
+import { CreateWebhookHeaderDto, headersRules } from './webhook-header.dto.js';
 import { applyRules, optional, required, WebhookRules } from './webhook-settings.rules.js';
 
 /** `POST /api/webhooks`. name, url and events are required; the rest have defaults. */
@@ -62,4 +63,13 @@ export class CreateWebhookDto {
   @ApiPropertyOptional({ default: true })
   @applyRules(optional, ...WebhookRules.skipSupersededRepeats)
   skipSupersededRepeats?: boolean;
+
+  @ApiPropertyOptional({
+    type: [CreateWebhookHeaderDto],
+    maxItems: 10,
+    description:
+      'Sent with every request. Values are stored encrypted and shown back only as their last four characters.',
+  })
+  @applyRules(optional, ...headersRules(() => CreateWebhookHeaderDto))
+  headers?: CreateWebhookHeaderDto[];
 }

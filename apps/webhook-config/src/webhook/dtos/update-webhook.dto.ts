@@ -7,6 +7,7 @@ import {
   type WebhookEventType,
   type WebhookVersion,
 } from '#domain';
+import { UpdateWebhookHeaderDto, headersRules } from './webhook-header.dto.js';
 import { applyRules, optional, WebhookRules } from './webhook-settings.rules.js';
 
 /** `PATCH /api/webhooks/{id}`: only the fields sent change; `integrationId: null` links to all events. */
@@ -55,4 +56,13 @@ export class UpdateWebhookDto {
   @ApiPropertyOptional()
   @applyRules(optional, ...WebhookRules.skipSupersededRepeats)
   skipSupersededRepeats?: boolean;
+
+  @ApiPropertyOptional({
+    type: [UpdateWebhookHeaderDto],
+    maxItems: 10,
+    description:
+      'Replaces the whole list ([] removes every header). An entry without `value` keeps the value stored for that name.',
+  })
+  @applyRules(optional, ...headersRules(() => UpdateWebhookHeaderDto))
+  headers?: UpdateWebhookHeaderDto[];
 }

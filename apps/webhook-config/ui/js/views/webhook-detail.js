@@ -171,6 +171,19 @@ export async function webhookDetailView(main, { id, createdSecret, onDeleted }) 
         h('dd', {}, webhook.maxPerSecond ? `At most ${webhook.maxPerSecond} a second` : 'No limit'),
         h('dt', {}, 'Outdated repeats'),
         h('dd', {}, webhook.skipSupersededRepeats ? 'Skipped once a newer status was delivered' : 'Sent'),
+        h('dt', {}, 'Custom headers'),
+        h(
+          'dd',
+          { id: 'wh-headers-summary' },
+          webhook.headers.length === 0
+            ? 'None'
+            : h(
+                'ul',
+                {},
+                // Values are never shown: only their last four characters.
+                webhook.headers.map((header) => h('li', {}, h('code', {}, header.name), `: ••••${header.valueLast4}`)),
+              ),
+        ),
         h('dt', {}, 'Last changed'),
         h('dd', {}, formatDateTime(webhook.updatedAt)),
       ),

@@ -5,7 +5,7 @@ import { CONTENT_TYPE_LABELS, retrySchedule, versionLabel } from '../format.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
 /** @typedef {import('../api.js').WebhookSettings} WebhookSettings */
-/** @typedef {keyof WebhookSettings} Field */
+/** @typedef {Exclude<keyof WebhookSettings, 'headers'>} Field the settings with one control (headers have their editor) */
 /** @typedef {Schemas['WebhookDoc'] & { secret?: string }} SavedWebhook the webhook as saved; with its secret when created */
 
 /**
@@ -44,7 +44,7 @@ export async function webhookFormView(main, { id, onSaved }) {
     api.integrations(),
     id ? api.webhook(id) : null,
   ]);
-  /** @type {Required<WebhookSettings>} */
+  /** @type {Omit<Required<WebhookSettings>, 'headers'>} */
   const values = existing ?? {
     name: '',
     url: '',
@@ -139,6 +139,7 @@ export async function webhookFormView(main, { id, onSaved }) {
     checked: values.skipSupersededRepeats,
     'aria-describedby': 'wh-skip-superseded-hint wh-skipSupersededRepeats-error',
   });
+  const headers = headerEditor(existing?.headers ?? []);
   const submit = h('button', { type: 'submit', class: 'button' }, id ? 'Save changes' : 'Create webhook');
 
   const form = h(
@@ -282,6 +283,7 @@ export async function webhookFormView(main, { id, onSaved }) {
         errorFor('skipSupersededRepeats'),
       ),
     ),
+    headers.element,
     h(
       'div',
       { class: 'form-actions' },
@@ -295,7 +297,7 @@ export async function webhookFormView(main, { id, onSaved }) {
     event.preventDefault();
     clearErrors();
     // The boxes, radios and options were made from the server's choices: their values are among them.
-    /** @type {Required<WebhookSettings>} */
+    /** @type {Omit<Required<WebhookSettings>, 'headers'>} */
     const settings = {
       name: name.value,
       url: url.value,
@@ -316,7 +318,14 @@ export async function webhookFormView(main, { id, onSaved }) {
     };
     submit.disabled = true;
     try {
-      const saved = id ? await api.updateWebhook(id, settings) : await api.createWebhook(settings);
+      // A header left without a new value keeps its stored one (PATCH only; a new header always has a value).
+      const list = headers.entries();
+      const saved = id
+        ? await api.updateWebhook(id, { ...settings, headers: list })
+        : await api.createWebhook({
+            ...settings,
+            headers: list.map(({ name, value }) => ({ name, value: value ?? '' })),
+          });
       toast(id ? 'Changes saved.' : 'Webhook created.');
       onSaved(saved);
     } catch (error) {
@@ -336,6 +345,7 @@ export async function webhookFormView(main, { id, onSaved }) {
       document.getElementById(FIELDS[field].control)?.removeAttribute('aria-invalid');
     }
     document.getElementById('wh-events')?.removeAttribute('aria-invalid');
+    headers.clearErrors();
   }
 
   /** @param {Schemas['FieldErrorDoc'][]} errors */
@@ -346,6 +356,11 @@ export async function webhookFormView(main, { id, onSaved }) {
     for (const { field, message } of errors) {
       if (shown.has(field)) continue;
       shown.add(field);
+      const header = headers.showError(field, message);
+      if (header) {
+        lines.push(header);
+        continue;
+      }
       const text = isField(field) ? `${FIELDS[field].label} ${message}.`.replace(/\.\.$/, '.') : message;
       lines.push({ field, text });
       const slot = isField(field) ? errorSlots[field] : undefined;
@@ -358,6 +373,7 @@ export async function webhookFormView(main, { id, onSaved }) {
     showSummary(lines);
     const first = lines.map((line) => line.field).find(isField);
     if (first) document.getElementById(FIELDS[first].control)?.focus();
+    else if (lines[0]) document.getElementById(headers.controlOf(lines[0].field) ?? '')?.focus();
   }
 
   /** @param {(string | { field: string, text: string })[]} lines */
@@ -370,7 +386,12 @@ export async function webhookFormView(main, { id, onSaved }) {
         {},
         lines.map((line) => {
           const text = typeof line === 'string' ? line : line.text;
-          const control = typeof line !== 'string' && isField(line.field) ? FIELDS[line.field].control : null;
+          const control =
+            typeof line === 'string'
+              ? null
+              : isField(line.field)
+                ? FIELDS[line.field].control
+                : headers.controlOf(line.field);
           return control === null
             ? h('li', {}, text)
             : h(
@@ -410,4 +431,142 @@ export async function webhookFormView(main, { id, onSaved }) {
   document.title = id ? `Edit ${values.name} · Webhooks` : 'Add a webhook · Webhooks';
   focusHeading(main);
   if (location.hash === '#/new') name.focus();
+}
+
+/** The most custom headers a webhook may have (CONTRACT §5). */
+const MAX_HEADERS = 10;
+
+/**
+ * The custom headers of the form: a row per header (name, value, Remove) and "Add header". A stored header's value is
+ * never shown: its field is empty, with the last four characters as a hint; left empty it keeps the stored value,
+ * anything typed replaces it.
+ * @param {Schemas['WebhookHeaderDoc'][]} stored
+ */
+function headerEditor(stored) {
+  /** @type {{ row: HTMLElement, name: HTMLInputElement, value: HTMLInputElement, stored: boolean, error: HTMLParagraphElement }[]} */
+  const rows = [];
+  let next = 0;
+  const list = h('div', { class: 'header-rows' });
+  const add = h('button', { type: 'button', class: 'button button-secondary', id: 'wh-header-add' }, 'Add header');
+  const count = () => {
+    add.disabled = rows.length >= MAX_HEADERS;
+    empty.hidden = rows.length > 0;
+  };
+  const empty = h('p', { class: 'hint' }, 'No custom headers.');
+
+  /** @param {{ name: string, valueLast4?: string } | null} header */
+  const addRow = (header) => {
+    const n = next++;
+    const name = h('input', {
+      id: `wh-header-${n}-name`,
+      type: 'text',
+      value: header?.name ?? '',
+      maxlength: '100',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      placeholder: 'X-Api-Key',
+      'aria-label': 'Header name',
+    });
+    const value = h('input', {
+      id: `wh-header-${n}-value`,
+      type: 'password',
+      value: '',
+      maxlength: '1024',
+      autocomplete: 'new-password',
+      spellcheck: 'false',
+      placeholder: header ? `Unchanged (ends in ${header.valueLast4 || '…'})` : 'Value',
+      'aria-label': header ? `Value of ${header.name} (empty: unchanged)` : 'Header value',
+    });
+    const error = h('p', { class: 'field-error', hidden: true });
+    const entry = { row: h('div'), name, value, stored: header !== null, error };
+    const remove = h(
+      'button',
+      {
+        type: 'button',
+        class: 'button button-secondary',
+        'aria-label': `Remove header ${header?.name ?? ''}`.trim(),
+        onclick: () => {
+          rows.splice(rows.indexOf(entry), 1);
+          entry.row.remove();
+          count();
+          add.focus();
+        },
+      },
+      'Remove',
+    );
+    entry.row = h('div', { class: 'header-row', dataset: { header: header?.name ?? '' } }, name, value, remove, error);
+    rows.push(entry);
+    list.append(entry.row);
+    count();
+    return entry;
+  };
+  for (const header of stored) addRow(header);
+  add.addEventListener('click', () => addRow(null).name.focus());
+
+  const element = h(
+    'fieldset',
+    { id: 'wh-headers' },
+    h('legend', {}, 'Custom headers'),
+    h(
+      'p',
+      { class: 'hint', id: 'wh-headers-hint' },
+      `Sent with every webhook, e.g. an API key your server checks (at most ${MAX_HEADERS}). Values are stored ` +
+        'encrypted and shown only by their last four characters. Names the platform sets itself (Content-Type, ' +
+        'User-Agent, Webhook-…) are not possible.',
+    ),
+    empty,
+    list,
+    add,
+  );
+  count();
+
+  /** @param {string} field e.g. `headers.2.name` */
+  const partOf = (field) => {
+    const match = /^headers(?:\.(\d+)(?:\.(name|value))?)?$/.exec(field);
+    if (!match) return null;
+    const index = match[1] === undefined ? null : Number(match[1]);
+    return { index, part: match[2] ?? 'name', entry: index === null ? rows[0] : rows[index] };
+  };
+
+  return {
+    element,
+    /** The list to send: a stored header whose value field is empty keeps its value (no `value`). */
+    entries: () =>
+      rows.map((entry) =>
+        entry.stored && entry.value.value === ''
+          ? { name: entry.name.value.trim() }
+          : { name: entry.name.value.trim(), value: entry.value.value },
+      ),
+    clearErrors: () => {
+      for (const entry of rows) {
+        entry.error.hidden = true;
+        entry.error.textContent = '';
+        entry.name.removeAttribute('aria-invalid');
+        entry.value.removeAttribute('aria-invalid');
+      }
+    },
+    /**
+     * Shows a problem of a header beside it; the summary line, or null when the field is not a header's.
+     * @param {string} field
+     * @param {string} message
+     */
+    showError: (field, message) => {
+      const where = partOf(field);
+      if (!where) return null;
+      const label = where.index === null ? 'Custom headers' : `Header ${where.index + 1} ${where.part}`;
+      const text = `${label}: ${message}`;
+      if (where.entry) {
+        where.entry.error.textContent = text;
+        where.entry.error.hidden = false;
+        where.entry[where.part === 'value' ? 'value' : 'name'].setAttribute('aria-invalid', 'true');
+      }
+      return { field, text };
+    },
+    /** @param {string} field */
+    controlOf: (field) => {
+      const where = partOf(field);
+      if (!where?.entry) return where ? 'wh-header-add' : null;
+      return where.entry[where.part === 'value' ? 'value' : 'name'].id;
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, Repository, type EntityManager } from 'typeorm';
 import { WebhookSecretEntity } from './webhook-secret.entity.js';
 import { WebhookEntity, type WebhookDisabledReason } from './webhook.entity.js';
 
@@ -51,19 +51,27 @@ export class WebhookRepository {
     return (await this.findOwned(webhook.merchantId, webhook.id))!;
   }
 
-  /** Applies the changed settings; null when there is no such webhook of this merchant. */
+  /**
+   * Applies the changed settings; null when there is no such webhook of this merchant. `then`, when given, runs in the
+   * same transaction once they are applied (an operational event about the change is written with it, or neither).
+   */
   async update(
     merchantId: string,
     id: string,
     changes: Partial<WebhookSettings & Pick<WebhookEntity, 'enabledAt'>>,
+    then?: (manager: EntityManager) => Promise<unknown>,
   ): Promise<WebhookEntity | null> {
-    const result = await this.webhooks
-      .createQueryBuilder()
-      .update(WebhookEntity)
-      .set({ ...changes, updatedAt: () => 'now()' })
-      .where('id = :id AND merchant_id = :merchantId', { id, merchantId })
-      .execute();
-    return result.affected ? this.findOwned(merchantId, id) : null;
+    const affected = await this.dataSource.transaction(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .update(WebhookEntity)
+        .set({ ...changes, updatedAt: () => 'now()' })
+        .where('id = :id AND merchant_id = :merchantId', { id, merchantId })
+        .execute();
+      if (result.affected && then) await then(manager);
+      return result.affected;
+    });
+    return affected ? this.findOwned(merchantId, id) : null;
   }
 
   /** Disabled webhooks of every merchant by reason (a reason none is disabled for is absent), index only. */

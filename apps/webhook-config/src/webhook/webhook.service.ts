@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { LATEST_WEBHOOK_VERSION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
 import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dtos/update-webhook.dto.js';
+import { OperationalEventOutbox, type OperationalEventType } from '../operational-event/operational-event.outbox.js';
+import { OperationalEventRelay } from '../operational-event/operational-event.relay.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
 import { WebhookHealthRepository } from './webhook-health.repository.js';
 import { webhookNotFound, WebhookException, WebhookExceptionCode } from './webhook.exception.js';
@@ -30,6 +32,8 @@ export class WebhookService {
     private readonly secrets: WebhookSecretService,
     private readonly changes: WebhookChangePublisher,
     private readonly health: WebhookHealthRepository,
+    private readonly events: OperationalEventOutbox,
+    private readonly relay: OperationalEventRelay,
   ) {}
 
   async list(merchantId: string): Promise<WebhookView[]> {
@@ -98,8 +102,22 @@ export class WebhookService {
     if (input.enabled === true && !current.enabled) changes.enabledAt = new Date();
     if (input.enabled === false && current.enabled)
       Object.assign(changes, { enabled: false, disabledReason: 'manual' });
-    const webhook = await this.webhooks.update(merchantId, id, changes);
+    // Enabling a disabled webhook, or disabling an enabled one, is an operational event (`webhook.enabled`,
+    // `webhook.disabled` with reason `manual`), written with the change.
+    const event: OperationalEventType | null =
+      input.enabled === true && !current.enabled
+        ? 'webhook.enabled'
+        : input.enabled === false && current.enabled
+          ? 'webhook.disabled'
+          : null;
+    const webhook = await this.webhooks.update(
+      merchantId,
+      id,
+      changes,
+      event ? (manager) => this.events.record(manager, event, { merchantId, webhookId: id }) : undefined,
+    );
     if (!webhook) throw webhookNotFound();
+    if (event) this.relay.nudge();
     await this.changes.changed(merchantId, id);
     return this.view(webhook);
   }

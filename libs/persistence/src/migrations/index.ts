@@ -25,6 +25,7 @@ import { DeliveryOutcome1763802800000 } from './1763802800000-delivery-outcome.j
 import { DeliveryOutcomeAttempts1763802900000 } from './1763802900000-delivery-outcome-attempts.js';
 import { DeliveryOutcomeAttemptsBackfill1763802950000 } from './1763802950000-delivery-outcome-attempts-backfill.js';
 import { WebhookEventsAppOwned1763803000000 } from './1763803000000-webhook-events-app-owned.js';
+import { OperationalEvents1763803100000 } from './1763803100000-operational-events.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   DeliveryOutcomeAttempts1763802900000,
   DeliveryOutcomeAttemptsBackfill1763802950000,
   WebhookEventsAppOwned1763803000000,
+  OperationalEvents1763803100000,
 ];

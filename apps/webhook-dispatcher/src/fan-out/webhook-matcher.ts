@@ -13,3 +13,15 @@ export function webhookMatches(
   if (!webhook.events.includes(event.category)) return false;
   return webhook.integrationId === null || webhook.integrationId === event.integrationId;
 }
+
+/**
+ * An operational event (kind `webhook`) about a webhook is never delivered to that webhook while it is disabled
+ * (CONTRACT §5): not even recorded as `skipped` for it, so no recover sends it later. So `webhook.disabled` about a
+ * webhook never reaches it; `webhook.enabled` about it may, once it is enabled.
+ */
+export function aboutItselfWhileDisabled(
+  webhook: Pick<WebhookRow, 'id' | 'enabled'>,
+  event: Pick<PlatformEvent, 'category' | 'subjectId'>,
+): boolean {
+  return event.category === 'webhook' && event.subjectId === webhook.id && !webhook.enabled;
+}

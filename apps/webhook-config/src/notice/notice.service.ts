@@ -78,7 +78,6 @@ export class NoticeService {
       if (disabled) await this.events.record(manager, 'webhook.disabled', episode, episode);
       return { disabled, recorded };
     });
-    if (recorded || disabled) this.relay.nudge();
     if (disabled) {
       this.logger.warn({
         msg:
@@ -90,6 +89,8 @@ export class NoticeService {
       });
       await this.changes.changed(report.merchantId, report.webhookId);
     }
+    // After the change was announced: the dispatchers know of the disable before they fan its event out.
+    if (recorded || disabled) this.relay.nudge();
     if (recorded && email) this.sender.nudge();
   }
 }

@@ -117,8 +117,8 @@ export class WebhookService {
       event ? (manager) => this.events.record(manager, event, { merchantId, webhookId: id }) : undefined,
     );
     if (!webhook) throw webhookNotFound();
-    if (event) this.relay.nudge();
     await this.changes.changed(merchantId, id);
+    if (event) this.relay.nudge(); // after the announcement: dispatchers know of the change before its event
     return this.view(webhook);
   }
 

@@ -36,7 +36,7 @@ export class FanOutService {
   /** `subject`: the event's data, checked (readEventSubject). */
   async fanOut(event: PlatformEvent, subject: WebhookSubject): Promise<number> {
     const webhooks = (await this.cache.forMerchant(event.merchantId)).filter(
-      (w) => webhookMatches(w, event) && !aboutItselfWhileDisabled(w, event),
+      (w) => webhookMatches(w, event) && !aboutItselfWhileDisabled(w, event, subject),
     );
     if (webhooks.length === 0) return 0;
 

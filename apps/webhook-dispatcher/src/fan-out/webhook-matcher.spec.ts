@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { SAMPLE_SUBJECTS } from '#domain';
 import { aboutItselfWhileDisabled, webhookMatches } from './webhook-matcher.js';
 
 const webhook = { merchantId: 'm1', events: ['transaction', 'payout'] as const, integrationId: null };
@@ -45,5 +46,10 @@ describe('aboutItselfWhileDisabled', () => {
     expect(aboutItselfWhileDisabled({ id: 'w1', enabled: true }, about)).toBe(false);
     expect(aboutItselfWhileDisabled({ id: 'w2', enabled: false }, about)).toBe(false);
     expect(aboutItselfWhileDisabled({ id: 'w1', enabled: false }, { category: 'payout', subjectId: 'w1' })).toBe(false);
+    // The event tells it is disabled before this process's cache has heard of it.
+    const disabled = { type: 'webhook' as const, webhook: { ...SAMPLE_SUBJECTS.webhook.webhook, id: 'w1' } };
+    expect(aboutItselfWhileDisabled({ id: 'w1', enabled: true }, about, disabled)).toBe(true);
+    const enabled = { type: 'webhook' as const, webhook: { ...disabled.webhook, state: 'healthy' as const } };
+    expect(aboutItselfWhileDisabled({ id: 'w1', enabled: true }, about, enabled)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import type { WebhookSubject } from '#domain';
 import type { PlatformEvent } from '#messaging';
 import type { WebhookRow } from '../webhook/webhook.repository.js';
 
@@ -16,12 +17,15 @@ export function webhookMatches(
 
 /**
  * An operational event (kind `webhook`) about a webhook is never delivered to that webhook while it is disabled
- * (CONTRACT §5): not even recorded as `skipped` for it, so no recover sends it later. So `webhook.disabled` about a
- * webhook never reaches it; `webhook.enabled` about it may, once it is enabled.
+ * (CONTRACT §5): not even recorded as `skipped` for it, so no recover sends it later. Disabled as far as this process
+ * knows (its cache), or as the event itself tells (`state: disabled`: the cache may not have heard of the change yet).
+ * So `webhook.disabled` about a webhook never reaches it; `webhook.enabled` about it may, once it is enabled.
  */
 export function aboutItselfWhileDisabled(
   webhook: Pick<WebhookRow, 'id' | 'enabled'>,
   event: Pick<PlatformEvent, 'category' | 'subjectId'>,
+  subject?: WebhookSubject,
 ): boolean {
-  return event.category === 'webhook' && event.subjectId === webhook.id && !webhook.enabled;
+  if (event.category !== 'webhook' || event.subjectId !== webhook.id) return false;
+  return !webhook.enabled || (subject?.type === 'webhook' && subject.webhook.state === 'disabled');
 }

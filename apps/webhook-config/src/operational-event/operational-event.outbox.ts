@@ -126,11 +126,13 @@ export class OperationalEventOutbox {
           WHERE published_at IS NULL AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until <= now())
           ORDER BY next_attempt_at, id
           LIMIT $1
-          FOR UPDATE SKIP LOCKED)
-       UPDATE operational_event e
-          SET claimed_until = now() + $2::float8 * interval '1 millisecond', attempts = attempts + 1
-         FROM due WHERE e.id = due.id
-       RETURNING e.id, e.attempts, e.payload`,
+          FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE operational_event e
+            SET claimed_until = now() + $2::float8 * interval '1 millisecond', attempts = attempts + 1
+           FROM due WHERE e.id = due.id
+         RETURNING e.id, e.attempts, e.payload)
+       SELECT id, attempts, payload FROM claimed ORDER BY id`,
       [limit, leaseMs],
     );
   }

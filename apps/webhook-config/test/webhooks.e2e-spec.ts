@@ -6,6 +6,10 @@ import { waitFor } from '#testing';
 import { DEV_SECRET_ENCRYPTION_KEY, loadWebhookConfigConfig } from '../src/config/webhook-config.config.js';
 import { AmqpTap } from './support/amqp-tap.js';
 import { type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
+import { EVENT_KINDS } from '#domain';
+
+/** The kinds of event as the problems list them. */
+const KINDS = EVENT_KINDS.join(', ');
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
@@ -280,9 +284,9 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ['url', { name: 'x', events: ['transaction'] }, 'is required'],
       ['name', { url: PUBLIC_URL, events: ['transaction'] }, 'is required'],
       ['events', { name: 'x', url: PUBLIC_URL }, 'is required'],
-      ['events', { ...valid, events: [] }, 'must contain at least one of transaction, subscription, payout'],
-      ['events', { ...valid, events: ['refund'] }, 'may only contain transaction, subscription, payout'],
-      ['events', { ...valid, events: 'transaction' }, 'must be a list of transaction, subscription, payout'],
+      ['events', { ...valid, events: [] }, `must contain at least one of ${KINDS}`],
+      ['events', { ...valid, events: ['refund'] }, `may only contain ${KINDS}`],
+      ['events', { ...valid, events: 'transaction' }, `must be a list of ${KINDS}`],
       ['version', { ...valid, version: '2024-01-01' }, 'must be one of 2025-01-15, 2026-08-20'],
       ['version', { ...valid, version: null }, 'must be one of 2025-01-15, 2026-08-20'],
       ['contentType', { ...valid, contentType: 'xml' }, 'must be one of json, php-post'],
@@ -325,7 +329,7 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       });
       expect(events.body.errors).toEqual([
         { field: 'events', message: 'has too many entries' },
-        { field: 'events', message: 'may only contain transaction, subscription, payout' },
+        { field: 'events', message: `may only contain ${KINDS}` },
       ]);
     });
 

@@ -32,6 +32,7 @@ export function publishRetryMs(attempts: number): number {
 export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OperationalEventRelay.name);
   private running = false;
+  private stopping = false;
   private wake?: () => void;
   private nudged = false;
   private loop?: Promise<void>;
@@ -102,7 +103,7 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
   async publishDue(): Promise<number> {
     const due = await this.outbox.claim(CLAIM_AT_MOST, LEASE_MS);
     for (const event of due) {
-      if (!this.running) break; // the lease runs out and another process (or the next start) publishes it
+      if (this.stopping) break; // the lease runs out and another process (or the next start) publishes it
       try {
         await this.amqp.publish(EXCHANGES.events, event.payload.type, Buffer.from(JSON.stringify(event.payload)), {
           messageId: event.payload.id,
@@ -132,6 +133,7 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     this.running = false;
     this.wake?.();
     await this.loop;

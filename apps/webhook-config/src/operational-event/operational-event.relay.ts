@@ -37,6 +37,7 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
   private nudged = false;
   private loop?: Promise<void>;
   private failing = false;
+  private unreadable = false;
   private recoversAt = 0;
   private cleanedAt = 0;
 
@@ -58,14 +59,24 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
 
   private async run(): Promise<void> {
     while (this.running) {
-      let claimed = 0;
+      let claimed: number;
       try {
         await this.housekeeping();
         claimed = await this.publishDue();
       } catch (error) {
-        this.logger.warn(
-          `could not read the operational events to publish (tried again shortly): ${(error as Error).message}`,
-        );
+        // Once per outage, not every second of it.
+        if (!this.unreadable) {
+          this.unreadable = true;
+          this.logger.warn(
+            `could not read the operational events to publish (tried again every second): ${(error as Error).message}`,
+          );
+        }
+        await this.pause();
+        continue;
+      }
+      if (this.unreadable) {
+        this.unreadable = false;
+        this.logger.log('reading the operational events works again');
       }
       if (claimed < CLAIM_AT_MOST) await this.pause();
     }

@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUIDv7 } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { publishRecoverCommand, type AmqpClient } from '#messaging';
+import { publishRecoverCommand, publishWebhookHealthReport, type AmqpClient } from '#messaging';
 import { waitFor } from '#testing';
 import { loadWebhookConfigConfig } from '../../webhook-config/src/config/webhook-config.config.js';
 import { WebhookService } from '../../webhook-config/src/webhook/webhook.service.js';
@@ -116,6 +116,32 @@ describe('operational events (e2e: dispatcher and webhook-config, real RabbitMQ 
     const { body } = await waitForEvent(gone.id, (b) => b.webhook.state === 'disabled', 'webhook.disabled (gone)');
     expect(body.webhook).toMatchObject({ state: 'disabled', disabledReason: 'gone', count: null });
     expect(receiver.to('/gone').filter((r) => r.body.includes('"webhook"'))).toEqual([]);
+  });
+
+  it('failing for an hour (the health report the dispatcher sends then): webhook.failing, the webhook still enabled', async () => {
+    const failing = await createWebhook({ merchantId, url: `${receiver.url}/failing-hour` });
+    // The report the health monitor sends an hour into an episode (driven in lifecycle.e2e-spec.ts): here by hand, as
+    // WEBHOOK_DISABLE_AFTER (1 s in this suite) would disable the webhook long before.
+    const failingSince = new Date(Date.now() - 3_601_000).toISOString();
+    await publishWebhookHealthReport(amqp, {
+      type: 'webhook.failing',
+      webhookId: failing.id,
+      merchantId,
+      failingSince,
+      failures: 40,
+    });
+    const { body } = await waitForEvent(failing.id, (b) => b.webhook.state === 'failing', 'webhook.failing');
+    expect(body.webhook).toMatchObject({ state: 'failing', disabledReason: null, failingSince, count: null });
+    // Once per episode, however often the report arrives.
+    await publishWebhookHealthReport(amqp, {
+      type: 'webhook.failing',
+      webhookId: failing.id,
+      merchantId,
+      failingSince,
+      failures: 41,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(eventsAbout(failing.id)).toHaveLength(1);
   });
 
   it('PATCH {enabled}: false is webhook.disabled (manual), true webhook.enabled; the webhook hears of its enabling only', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { randomUUIDv7 } from 'node:crypto';
+import { createHmac, randomUUIDv7 } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { publishRecoverCommand, publishWebhookHealthReport, type AmqpClient } from '#messaging';
 import { waitFor } from '#testing';
@@ -41,6 +41,7 @@ describe('operational events (e2e: dispatcher and webhook-config, real RabbitMQ 
   let merchantId: string;
   let integrationId: string;
   let watcher: { id: string; secret: string };
+  let phpWatcher: { id: string; secret: string };
 
   /** The operational events the watcher received about `webhookId`, parsed. */
   const eventsAbout = (webhookId: string): Array<{ request: ReceivedRequest; body: Json }> =>
@@ -65,6 +66,14 @@ describe('operational events (e2e: dispatcher and webhook-config, real RabbitMQ 
       status: request.path === '/gone' ? 410 : request.path === '/dead' ? 500 : 200,
     }));
     watcher = await createWebhook({ merchantId, url: `${receiver.url}/watcher`, events: ['webhook'] });
+    // The oldest payload version as PHP-Post: the receiver checks that body against its published schema too.
+    phpWatcher = await createWebhook({
+      merchantId,
+      url: `${receiver.url}/php-watcher`,
+      events: ['webhook'],
+      contentType: 'php-post',
+      version: '2025-01-15',
+    });
   });
   afterAll(async () => {
     await config?.close();
@@ -108,6 +117,19 @@ describe('operational events (e2e: dispatcher and webhook-config, real RabbitMQ 
     expect(receiver.to('/dead').filter((r) => r.body.includes('"webhook"'))).toEqual([]);
     expect((await logsOf(dead.id)).filter((log) => log.event_type === 'webhook')).toEqual([]);
     expect(eventsAbout(dead.id)).toHaveLength(1);
+    // The PHP-Post watcher got it too, as PHP bracket notation, signed with its own secret.
+    const php = await waitFor(
+      () => receiver.to('/php-watcher').find((r) => decodeURIComponent(r.body).includes(`webhook[id]=${dead.id}`)),
+      { what: 'the PHP-Post webhook.disabled' },
+    );
+    expect(php.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(decodeURIComponent(php.body)).toContain('webhook[disabledReason]=failing');
+    expect(decodeURIComponent(php.body)).toContain('webhook[count]=&'); // null: an empty value
+    // Standard Webhooks over the exact bytes (the library's verify parses JSON, so by hand here).
+    const key = Buffer.from(phpWatcher.secret.slice('whsec_'.length), 'base64');
+    const signed = `${String(php.headers['webhook-id'])}.${String(php.headers['webhook-timestamp'])}.${php.body}`;
+    const expected = `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+    expect(String(php.headers['webhook-signature']).split(' ')).toContain(expected);
   });
 
   it('a webhook answered 410 Gone is disabled at once: webhook.disabled with reason gone', async () => {

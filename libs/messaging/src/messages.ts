@@ -59,7 +59,8 @@ const POSITION = { type: 'integer', minimum: 1 } as const;
 
 /**
  * An event as published on `payments.events` (owner: transaction-api, written to its outbox in the same database
- * transaction as the change it describes; consumer: the dispatcher's fan-out).
+ * transaction as the change it describes; and webhook-config for the operational events about webhooks, category
+ * `webhook`, through its own outbox; consumer: the dispatcher's fan-out).
  */
 export const platformEvents = messageContract('platform event', {
   type: 'object',

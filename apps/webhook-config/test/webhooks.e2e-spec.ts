@@ -123,6 +123,31 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect(enabled.body).toMatchObject({ enabled: true, maxPerSecond: null, health: { disabledReason: null } });
     });
 
+    it('PATCH {enabled} publishes the operational events webhook.disabled (manual) and webhook.enabled on payments.events', async () => {
+      const events = await AmqpTap.bind(EXCHANGES.events, 'webhook.*');
+      try {
+        const { id } = (await create({ name: 'Announced' })).body;
+        await client.patch(`/api/webhooks/${id}`, { enabled: false });
+        await client.patch(`/api/webhooks/${id}`, { enabled: false, name: 'Announced' }); // no change: no event
+        await client.patch(`/api/webhooks/${id}`, { enabled: true });
+        const about = () => events.messages.filter((message) => message.body.subjectId === id);
+        await waitFor(() => about().length >= 2, { what: 'two operational events' });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(about().map((message) => [message.body.type, message.body.data.disabledReason])).toEqual([
+          ['webhook.disabled', 'manual'],
+          ['webhook.enabled', null],
+        ]);
+        expect(about()[0]!.body).toMatchObject({
+          v: 1,
+          category: 'webhook',
+          integrationId: null,
+          data: { id, name: 'Announced', state: 'disabled', count: null },
+        });
+      } finally {
+        await events.close();
+      }
+    });
+
     it('shows the health the dispatcher keeps: failing since its first failure after the last success, 24 h counts', async () => {
       const list = [(await create({ name: 'Failing' })).body.id, (await create({ name: 'Healthy' })).body.id];
       const [failing, healthy] = list;

@@ -65,7 +65,8 @@ describe('webhook payloads in the OpenAPI document (e2e over HTTP)', () => {
     expect(valid(schema, example)).toBe('valid');
     const [type, object] = Object.entries(example as Record<string, Record<string, unknown>>)[0]!;
     expect(valid(schema, { [type]: { ...object, extra: null } })).not.toBe('valid');
-    const { createdAt: _dropped, ...missing } = object;
+    // Without its first key (every key is required).
+    const missing = Object.fromEntries(Object.entries(object).slice(1));
     expect(valid(schema, { [type]: missing })).not.toBe('valid');
   });
 

@@ -14,6 +14,10 @@ import { Webhook } from 'standardwebhooks';
 import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
 import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from './support/harness.js';
+import { EVENT_KINDS } from '#domain';
+
+/** The kinds of event as the problems list them. */
+const KINDS = EVENT_KINDS.join(', ');
 
 /**
  * The merchant backend in a real browser (Chromium via playwright-core), against two webhook-config
@@ -267,7 +271,7 @@ describe('merchant backend UI in Chromium (e2e)', () => {
     // The error appears once the server has answered: wait for it rather than reading the element at once.
     await page
       .locator('#wh-events-error')
-      .getByText('Events must contain at least one of transaction, subscription, payout.', { exact: true })
+      .getByText(`Events must contain at least one of ${KINDS}.`, { exact: true })
       .waitFor();
     await page.getByRole('link', { name: 'Cancel' }).click();
     await page.getByRole('heading', { name: 'Boutique orders' }).waitFor();

@@ -9,6 +9,10 @@ import {
   startApp,
 } from './support/harness.js';
 import { seedDelivery, tenOClockDaysAgo } from './support/log-seed.js';
+import { EVENT_KINDS } from '#domain';
+
+/** The kinds of event as the problems list them. */
+const KINDS = EVENT_KINDS.join(', ');
 
 describe('webhook log (e2e over HTTP)', () => {
   let running: RunningApp;
@@ -249,7 +253,7 @@ describe('webhook log (e2e over HTTP)', () => {
       ),
       ['outcome=maybe', [{ field: 'outcome', message: 'must be one of delivered, failed, skipped, superseded' }]],
       ['outcome=success', [{ field: 'outcome', message: 'must be one of delivered, failed, skipped, superseded' }]],
-      ['eventType=refund', [{ field: 'eventType', message: 'must be one of transaction, subscription, payout' }]],
+      ['eventType=refund', [{ field: 'eventType', message: `must be one of ${KINDS}` }]],
       [
         'subject=order-1001',
         [{ field: 'subject', message: 'must be a transaction uuid or a subscription or payout id' }],

@@ -6,6 +6,10 @@ import { waitFor } from '#testing';
 import { DEV_SECRET_ENCRYPTION_KEY, loadWebhookConfigConfig } from '../src/config/webhook-config.config.js';
 import { AmqpTap } from './support/amqp-tap.js';
 import { type Client, newMerchantSession, PUBLIC_URL, type RunningApp, startApp } from './support/harness.js';
+import { EVENT_KINDS } from '#domain';
+
+/** The kinds of event as the problems list them. */
+const KINDS = EVENT_KINDS.join(', ');
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
@@ -118,6 +122,31 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       expect(still.body).toMatchObject({ enabled: false, maxPerSecond: 20, health: { disabledReason: 'failing' } });
       const enabled = await client.patch(`/api/webhooks/${id}`, { enabled: true, maxPerSecond: null });
       expect(enabled.body).toMatchObject({ enabled: true, maxPerSecond: null, health: { disabledReason: null } });
+    });
+
+    it('PATCH {enabled} publishes the operational events webhook.disabled (manual) and webhook.enabled on payments.events', async () => {
+      const events = await AmqpTap.bind(EXCHANGES.events, 'webhook.*');
+      try {
+        const { id } = (await create({ name: 'Announced' })).body;
+        await client.patch(`/api/webhooks/${id}`, { enabled: false });
+        await client.patch(`/api/webhooks/${id}`, { enabled: false, name: 'Announced' }); // no change: no event
+        await client.patch(`/api/webhooks/${id}`, { enabled: true });
+        const about = () => events.messages.filter((message) => message.body.subjectId === id);
+        await waitFor(() => about().length >= 2, { what: 'two operational events' });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(about().map((message) => [message.body.type, message.body.data.disabledReason])).toEqual([
+          ['webhook.disabled', 'manual'],
+          ['webhook.enabled', null],
+        ]);
+        expect(about()[0]!.body).toMatchObject({
+          v: 1,
+          category: 'webhook',
+          integrationId: null,
+          data: { id, name: 'Announced', state: 'disabled', count: null },
+        });
+      } finally {
+        await events.close();
+      }
     });
 
     it('shows the health the dispatcher keeps: failing since its first failure after the last success, 24 h counts', async () => {
@@ -281,9 +310,9 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ['url', { name: 'x', events: ['transaction'] }, 'is required'],
       ['name', { url: PUBLIC_URL, events: ['transaction'] }, 'is required'],
       ['events', { name: 'x', url: PUBLIC_URL }, 'is required'],
-      ['events', { ...valid, events: [] }, 'must contain at least one of transaction, subscription, payout'],
-      ['events', { ...valid, events: ['refund'] }, 'may only contain transaction, subscription, payout'],
-      ['events', { ...valid, events: 'transaction' }, 'must be a list of transaction, subscription, payout'],
+      ['events', { ...valid, events: [] }, `must contain at least one of ${KINDS}`],
+      ['events', { ...valid, events: ['refund'] }, `may only contain ${KINDS}`],
+      ['events', { ...valid, events: 'transaction' }, `must be a list of ${KINDS}`],
       ['version', { ...valid, version: '2024-01-01' }, 'must be one of 2025-01-15, 2026-08-20'],
       ['version', { ...valid, version: null }, 'must be one of 2025-01-15, 2026-08-20'],
       ['contentType', { ...valid, contentType: 'xml' }, 'must be one of json, php-post'],
@@ -322,11 +351,12 @@ describe('webhook settings (e2e over HTTP, WEBHOOK_ALLOW_PRIVATE_TARGETS=false)'
       ]);
       const events = await client.post('/api/webhooks', {
         ...valid,
-        events: ['transaction', 'payout', 'x', 'transaction', 'payout', 'x', 'y'],
+        // More than twice the kinds: too many, whatever they are.
+        events: [...EVENT_KINDS, ...EVENT_KINDS, 'x'],
       });
       expect(events.body.errors).toEqual([
         { field: 'events', message: 'has too many entries' },
-        { field: 'events', message: 'may only contain transaction, subscription, payout' },
+        { field: 'events', message: `may only contain ${KINDS}` },
       ]);
     });
 

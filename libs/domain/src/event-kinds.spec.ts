@@ -15,8 +15,8 @@ import { webhookPayloadDocs } from './webhook-schema.js';
 
 // What CONTRACT.md says, written out here on purpose: the definition must keep deriving exactly this.
 describe('event kinds (one definition, event-kinds.ts)', () => {
-  it('are transaction, subscription and payout, in that order; a webhook may select each', () => {
-    expect(EVENT_KINDS).toStrictEqual(['transaction', 'subscription', 'payout']);
+  it('are transaction, subscription, payout and webhook, in that order; a webhook may select each', () => {
+    expect(EVENT_KINDS).toStrictEqual(['transaction', 'subscription', 'payout', 'webhook']);
     expect(WEBHOOK_EVENT_TYPES).toBe(EVENT_KINDS);
     expect(Object.isFrozen(EVENT_KINDS)).toBe(true);
   });
@@ -28,12 +28,16 @@ describe('event kinds (one definition, event-kinds.ts)', () => {
       'subscription.created',
       ...SUBSCRIPTION_EVENTS.map((event) => `subscription.${event}`),
       'payout.created',
+      'webhook.failing',
+      'webhook.disabled',
+      'webhook.enabled',
+      'webhook.recovered',
     ]);
     for (const type of PLATFORM_EVENT_TYPES) expect(EVENT_KINDS).toContain(eventKindOf(type));
     expect(eventKindOf('subscription.payment_failed')).toBe('subscription');
   });
 
-  it('say which kinds supersede repeats (CONTRACT §5): transactions and subscriptions, not payouts', () => {
+  it('say which kinds supersede repeats (CONTRACT §5): transactions and subscriptions, not payouts nor webhooks', () => {
     expect(SUPERSEDING_EVENT_KINDS).toStrictEqual(['transaction', 'subscription']);
   });
 

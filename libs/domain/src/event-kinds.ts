@@ -1,5 +1,6 @@
 /**
- * The kinds of event — what an event is about: a transaction, a subscription or a payout — defined once, in their
+ * The kinds of event — what an event is about: a transaction, a subscription, a payout or one of the merchant's
+ * webhooks (operational events) — defined once, in their
  * canonical order (the order a webhook's `events` are stored in), each with:
  * - `types`: its event types, published on `payments.events` as `<kind>.<type>` (the routing key);
  * - `superseding`: whether a later event of a subject supersedes the pending repeats of its earlier ones (CONTRACT §5;
@@ -45,11 +46,21 @@ const DEFINITIONS = {
     label: 'Payouts',
     hint: 'Money paid out to your bank account. Payouts belong to no integration.',
   },
+  // Operational events about the merchant's own webhooks (issue #34). The event about a webhook belongs to that
+  // webhook's integration (none when it is linked to none), so a webhook linked to an integration hears about the
+  // webhooks of its integration only.
+  webhook: {
+    types: ['failing', 'disabled', 'enabled', 'recovered'],
+    superseding: false,
+    ofIntegration: true,
+    label: 'Webhooks',
+    hint: 'Your webhooks: one failing for an hour, disabled (and why), enabled again, a recover finished.',
+  },
 } as const satisfies { readonly [kind: string]: EventKindDefinition };
 
 type Definitions = typeof DEFINITIONS;
 
-/** A kind of event: `transaction`, `subscription` or `payout`. */
+/** A kind of event: `transaction`, `subscription`, `payout` or `webhook`. */
 export type EventKind = keyof Definitions;
 
 /** Every kind of event, in canonical order. */

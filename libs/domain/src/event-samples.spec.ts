@@ -31,6 +31,9 @@ describe('the sample events (one per kind)', () => {
     // Payouts belong to no integration and have no reference.
     const { payout } = sampleSubjectOf('payout', { ...event, integrationId: 'i-1', referenceId: 'x' });
     expect(payout).toEqual({ ...SAMPLE_SUBJECTS.payout.payout, id: event.id, createdAt: event.at });
+    // The event about a webhook: its id and time; its integration is the event's, not the record's.
+    const { webhook } = sampleSubjectOf('webhook', { ...event, integrationId: 'i-1', referenceId: 'x' });
+    expect(webhook).toEqual({ ...SAMPLE_SUBJECTS.webhook.webhook, id: event.id, occurredAt: event.at });
     // The sample itself is left as it was.
     expect(SAMPLE_SUBJECTS.transaction.transaction.uuid).toBe('0b8a6a3e-3f53-4d7e-9c1f-0d1f1c6a9e21');
   });

@@ -6,7 +6,7 @@ export type SubjectOf<K extends EventKind> = Extract<WebhookSubject, { type: K }
 
 /**
  * One sample event of each kind, defined once: a confirmed CHF 19.90 Visa payment with a 3-D Secure challenge, a
- * renewed subscription, a payout. The OpenAPI documents' payload examples render them as they are; the backend's
+ * renewed subscription, a payout, a webhook disabled for failing. The OpenAPI documents' payload examples render them as they are; the backend's
  * "Send test" (the dispatcher's sample events), the test fixtures and the benchmarks start from them with ids and
  * times of their own ({@link sampleSubjectOf}). A kind without a sample fails to compile.
  */
@@ -53,6 +53,20 @@ export const SAMPLE_SUBJECTS: { readonly [K in EventKind]: SubjectOf<K> } = {
       createdAt: '2026-11-22T23:59:59.999Z',
     },
   },
+  webhook: {
+    type: 'webhook',
+    webhook: {
+      id: '2d7c4e1a-5b3f-4a8e-9d60-1f2e3a4b5c6d',
+      name: 'Shop orders',
+      url: 'https://shop.example.com/webhooks/payments',
+      state: 'disabled',
+      disabledReason: 'failing',
+      failingSince: '2026-11-19T08:15:00.000Z',
+      lastSuccessAt: '2026-11-19T08:14:58.310Z',
+      count: null,
+      occurredAt: '2026-11-22T08:15:02.000Z',
+    },
+  },
 };
 
 /** An event made from a sample: its id, its time, and where its kind has them, its integration and reference. */
@@ -94,6 +108,8 @@ const AS_EVENT: { readonly [K in EventKind]: (event: SampleEvent) => SubjectOf<K
   },
   // Payouts belong to no integration and carry no reference.
   payout: ({ id, at }) => ({ type: 'payout', payout: { ...SAMPLE_SUBJECTS.payout.payout, id, createdAt: at } }),
+  // The event about a webhook carries no reference; its integration is the event's, not the record's.
+  webhook: ({ id, at }) => ({ type: 'webhook', webhook: { ...SAMPLE_SUBJECTS.webhook.webhook, id, occurredAt: at } }),
 };
 
 /** The sample of `kind` as an event of its own: its id, its times, its integration and reference where it has them. */

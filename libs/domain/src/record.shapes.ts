@@ -54,6 +54,31 @@ export interface PayoutRecord {
   createdAt: Instant;
 }
 
+/** A webhook's health state, as the backend shows it (CONTRACT §5). */
+export const WEBHOOK_STATES = ['healthy', 'failing', 'disabled'] as const;
+export type WebhookState = (typeof WEBHOOK_STATES)[number];
+
+/** Why a webhook is disabled: by its merchant, failing for WEBHOOK_DISABLE_AFTER, or its URL answered 410 Gone. */
+export const WEBHOOK_DISABLED_REASONS = ['manual', 'failing', 'gone'] as const;
+export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
+
+/**
+ * A merchant's webhook as an operational event (`webhook.failing`, `.disabled`, `.enabled`, `.recovered`) reports it,
+ * as it was when the event occurred. Never its secret nor its headers.
+ */
+export interface WebhookRecord {
+  id: string;
+  name: string;
+  url: string;
+  state: WebhookState;
+  disabledReason: WebhookDisabledReason | null;
+  failingSince: Instant | null;
+  lastSuccessAt: Instant | null;
+  /** The events a finished recover sent (`webhook.recovered`); null for the other events. */
+  count: number | null;
+  occurredAt: Instant;
+}
+
 /** The subscription events the platform API accepts (`POST /internal/subscriptions/{id}/events`). */
 export const SUBSCRIPTION_EVENTS = ['renewed', 'payment_failed', 'cancelled', 'ended'] as const;
 

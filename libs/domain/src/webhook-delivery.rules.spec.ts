@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { payoutRecord, subscriptionRecord, transactionRecord } from '../test/fixtures.js';
+import { payoutRecord, subscriptionRecord, transactionRecord, webhookRecord } from '../test/fixtures.js';
 import { deliverySubjectOf } from './webhook-delivery.rules.js';
 
 describe('deliverySubjectOf', () => {
@@ -20,6 +20,13 @@ describe('deliverySubjectOf', () => {
     });
     expect(deliverySubjectOf({ type: 'payout', payout: payoutRecord })).toStrictEqual({
       uuid: payoutRecord.id,
+      referenceId: null,
+    });
+  });
+
+  it('records the id of the webhook an operational event is about as uuid, without a reference', () => {
+    expect(deliverySubjectOf({ type: 'webhook', webhook: webhookRecord })).toStrictEqual({
+      uuid: webhookRecord.id,
       referenceId: null,
     });
   });

@@ -2,7 +2,7 @@ import type { WebhookSubject } from './webhook-version.js';
 
 /**
  * What a delivery, and each of its log entries, shows of the subject of its event: `psp, type, uuid` of a
- * transaction; the id of a subscription or payout as `uuid`; the transaction's or subscription's `referenceId` (the
+ * transaction; the id of a subscription, payout or webhook as `uuid`; the transaction's or subscription's `referenceId` (the
  * shop's order number, what a shop owner searches the log by), null when it has none. Deliveries recorded before the
  * referenceId was added have none (undefined).
  */
@@ -24,6 +24,8 @@ export function deliverySubjectOf(subject: WebhookSubject): DeliverySubject {
       return { uuid: subject.subscription.id, referenceId: subject.subscription.referenceId };
     case 'payout':
       return { uuid: subject.payout.id, referenceId: null };
+    case 'webhook':
+      return { uuid: subject.webhook.id, referenceId: null };
   }
 }
 

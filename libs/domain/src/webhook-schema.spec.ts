@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { payoutRecord, subscriptionRecord, transactionRecord } from '../test/fixtures.js';
+import { payoutRecord, subscriptionRecord, transactionRecord, webhookRecord } from '../test/fixtures.js';
 import { phpParseStr } from '../test/php.js';
 import { encodePhpPost, type PayloadObject } from './payload-encoding.js';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from './payment.constants.js';
@@ -66,6 +66,19 @@ const subjects: WebhookSubject[] = [
   ...transactions.map((transaction) => ({ type: 'transaction' as const, transaction })),
   ...subscriptions.map((subscription) => ({ type: 'subscription' as const, subscription })),
   { type: 'payout', payout: payoutRecord },
+  { type: 'webhook', webhook: webhookRecord },
+  { type: 'webhook', webhook: { ...webhookRecord, state: 'failing', disabledReason: null, count: null } },
+  {
+    type: 'webhook',
+    webhook: {
+      ...webhookRecord,
+      state: 'healthy',
+      disabledReason: null,
+      failingSince: null,
+      lastSuccessAt: null,
+      count: 3,
+    },
+  },
 ];
 
 /** The payload with one key changed (`undefined` removes it) at a path of keys. */
@@ -114,6 +127,19 @@ describe('webhook payload schemas', () => {
     expect(check(newest, changed(example, ['transaction', '3dsecure'], undefined))).not.toBe('valid');
     expect(check(oldest, example)).not.toBe('valid');
     expect(check(oldest, changed(example, ['transaction', '3dsecure'], undefined))).toBe('valid');
+  });
+
+  it.each(WEBHOOK_VERSIONS)('%s: a webhook event has its states, reasons and nullable times only', (version) => {
+    const schema = webhookPayloadSchema('webhook', version);
+    const example = webhookPayloadExample('webhook', version);
+    expect(check(schema, example)).toBe('valid');
+    expect(check(schema, changed(example, ['webhook', 'failingSince'], null))).toBe('valid');
+    expect(check(schema, changed(example, ['webhook', 'count'], 12))).toBe('valid');
+    expect(check(schema, changed(example, ['webhook', 'state'], 'asleep'))).not.toBe('valid');
+    expect(check(schema, changed(example, ['webhook', 'disabledReason'], 'tired'))).not.toBe('valid');
+    expect(check(schema, changed(example, ['webhook', 'count'], -1))).not.toBe('valid');
+    expect(check(schema, changed(example, ['webhook', 'secret'], 'whsec_x'))).not.toBe('valid');
+    expect(check(schema, changed(example, ['webhook', 'occurredAt'], null))).not.toBe('valid');
   });
 
   it.each(WEBHOOK_VERSIONS)('%s: rendered payloads of every sample record validate', (version) => {

@@ -23,7 +23,12 @@ import {
   type JsonSchema,
 } from './json-schema.parts.js';
 import { SAMPLE_SUBJECTS } from './event-samples.js';
-import { SUBSCRIPTION_EVENTS, SUBSCRIPTION_STATUSES } from './record.shapes.js';
+import {
+  SUBSCRIPTION_EVENTS,
+  SUBSCRIPTION_STATUSES,
+  WEBHOOK_DISABLED_REASONS,
+  WEBHOOK_STATES,
+} from './record.shapes.js';
 import {
   FIRST_TRANSACTION_FIELDS,
   TRANSACTION_FIELDS,
@@ -37,6 +42,7 @@ import {
   isWebhookVersion,
   renderPayout,
   renderSubscription,
+  renderWebhook,
   renderWebhookPayload,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_RENDERERS,
@@ -122,6 +128,34 @@ const RENDERED_SHAPES: ReadonlyMap<unknown, JsonSchema> = new Map<unknown, JsonS
       createdAt: INSTANT,
     }),
   ],
+  [
+    renderWebhook,
+    closedObject('One of your webhooks, as it was when the event occurred.', {
+      id: UUID,
+      name: { type: 'string', description: "The webhook's name." },
+      url: { type: 'string', description: "The webhook's URL." },
+      state: { type: 'string', enum: WEBHOOK_STATES, description: 'Its health state after the event.' },
+      disabledReason: {
+        type: ['string', 'null'],
+        enum: [...WEBHOOK_DISABLED_REASONS, null],
+        description:
+          'Why it is disabled: `manual` (by you), `failing` (every attempt failed for too long), `gone` (its URL ' +
+          'answered 410 Gone); null while it is enabled.',
+      },
+      failingSince: {
+        ...INSTANT,
+        type: ['string', 'null'],
+        description: 'The first failed attempt after the last success; null when it is not failing.',
+      },
+      lastSuccessAt: { ...INSTANT, type: ['string', 'null'], description: 'Its latest successful attempt, or null.' },
+      count: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'For `webhook.recovered`: the events the recover sent; null for the other events.',
+      },
+      occurredAt: { ...INSTANT, description: 'When the event occurred.' },
+    }),
+  ],
 ]);
 
 /** When each event type fires. */
@@ -133,6 +167,10 @@ const EVENT_DESCRIPTIONS: { readonly [T in WebhookEventType]: string } = {
     'Sent when a subscription is created (`event` null) and on each of its events: ' +
     `${SUBSCRIPTION_EVENTS.join(', ')}.`,
   payout: 'Sent when a payout is created.',
+  webhook:
+    'Operational events about your webhooks: `webhook.failing` (every attempt has failed for an hour), ' +
+    '`webhook.disabled` (with its `disabledReason`), `webhook.enabled`, `webhook.recovered` (a recover finished; ' +
+    '`count` the events it sent). Never sent to the webhook they are about while that one is disabled.',
 };
 
 function checkArguments(eventType: WebhookEventType, version: WebhookVersion): void {
@@ -143,8 +181,8 @@ function checkArguments(eventType: WebhookEventType, version: WebhookVersion): v
 }
 
 /**
- * The JSON Schema of the payload of an event type in a webhook version: `{"transaction": …}`, `{"subscription": …}`
- * or `{"payout": …}`, closed at every level.
+ * The JSON Schema of the payload of an event type in a webhook version: `{"transaction": …}`, `{"subscription": …}`,
+ * `{"payout": …}` or `{"webhook": …}`, closed at every level.
  *
  * @throws {RangeError} for an unknown version or event type, or a renderer without a shape in this module.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { payoutRecord, subscriptionRecord, transactionRecord } from '../test/fixtures.js';
+import { payoutRecord, subscriptionRecord, transactionRecord, webhookRecord } from '../test/fixtures.js';
 import { renderTransaction } from './api-version.js';
 import {
   LATEST_WEBHOOK_VERSION,
@@ -24,7 +24,7 @@ describe('webhook versions', () => {
     expect(isWebhookVersion('2026-08-21')).toBe(false);
     expect(isWebhookVersion('20260820')).toBe(false);
     expect(isWebhookVersion(undefined)).toBe(false);
-    expect(WEBHOOK_EVENT_TYPES).toStrictEqual(['transaction', 'subscription', 'payout']);
+    expect(WEBHOOK_EVENT_TYPES).toStrictEqual(['transaction', 'subscription', 'payout', 'webhook']);
     expect(isWebhookEventType('payout')).toBe(true);
     expect(isWebhookEventType('Payout')).toBe(false);
     expect(isWebhookEventType(1)).toBe(false);
@@ -113,6 +113,55 @@ describe.each(WEBHOOK_VERSIONS)('renderWebhookPayload %s — subscription and pa
       },
     });
     expect(Object.keys(payload.payout)).toStrictEqual(['id', 'status', 'amount', 'currency', 'createdAt']);
+  });
+});
+
+describe.each(WEBHOOK_VERSIONS)('renderWebhookPayload %s — webhook (operational events)', (version) => {
+  it('renders the webhook with exactly its keys in contract order, dates in UTC, no extra record fields', () => {
+    const webhook = { ...webhookRecord, secret: 'whsec_never', merchantId: 'internal-merchant' };
+    const payload = renderWebhookPayload(version, { type: 'webhook', webhook });
+    expect(payload).toStrictEqual({
+      webhook: {
+        id: '2d7c4e1a-5b3f-4a8e-9d60-1f2e3a4b5c6d',
+        name: 'Shop orders',
+        url: 'https://shop.example.com/webhooks/payments',
+        state: 'disabled',
+        disabledReason: 'failing',
+        failingSince: '2026-11-19T08:15:00.000Z',
+        lastSuccessAt: '2026-11-19T08:14:58.310Z',
+        count: null,
+        occurredAt: '2026-11-22T08:15:02.000Z',
+      },
+    });
+  });
+
+  it('renders an enabled webhook (no reason, no failure) and a recover with its count', () => {
+    const payload = renderWebhookPayload(version, {
+      type: 'webhook',
+      webhook: {
+        ...webhookRecord,
+        state: 'healthy',
+        disabledReason: null,
+        failingSince: null,
+        lastSuccessAt: null,
+        count: 17,
+        occurredAt: '2026-11-22T09:15:02+01:00',
+      },
+    });
+    expect(payload.webhook).toMatchObject({
+      state: 'healthy',
+      disabledReason: null,
+      failingSince: null,
+      lastSuccessAt: null,
+      count: 17,
+      occurredAt: '2026-11-22T08:15:02.000Z',
+    });
+  });
+
+  it('refuses an invalid time, naming the field', () => {
+    expect(() =>
+      renderWebhookPayload(version, { type: 'webhook', webhook: { ...webhookRecord, failingSince: 'soon' } }),
+    ).toThrow(new RangeError('failingSince is not a valid date'));
   });
 });
 

@@ -8,7 +8,15 @@
  */
 import { EVENT_KINDS, isEventKind, type EventKind } from './event-kinds.js';
 import { newest, perVersion } from './newest.js';
-import { toIsoInstant, type PayoutRecord, type SubscriptionRecord, type TransactionRecord } from './record.shapes.js';
+import {
+  toIsoInstant,
+  type PayoutRecord,
+  type SubscriptionRecord,
+  type TransactionRecord,
+  type WebhookDisabledReason,
+  type WebhookRecord,
+  type WebhookState,
+} from './record.shapes.js';
 import {
   TRANSACTION_FIELDS,
   transactionFieldsSince,
@@ -45,11 +53,12 @@ export function isWebhookEventType(type: unknown): type is WebhookEventType {
   return isEventKind(type);
 }
 
-/** What a webhook reports: one transaction, subscription or payout. */
+/** What a webhook reports: one transaction, subscription, payout, or one of the merchant's webhooks. */
 export type WebhookSubject =
   | { type: 'transaction'; transaction: TransactionRecord }
   | { type: 'subscription'; subscription: SubscriptionRecord }
-  | { type: 'payout'; payout: PayoutRecord };
+  | { type: 'payout'; payout: PayoutRecord }
+  | { type: 'webhook'; webhook: WebhookRecord };
 
 /** A subject of each kind of event, and of no other: adding a kind to `event-kinds.ts` fails here until it has one. */
 type SameSet<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -76,6 +85,19 @@ export type PublicPayout = {
   amount: number;
   currency: string;
   createdAt: string;
+};
+
+/** The public webhook object of an operational event (CONTRACT §5). */
+export type PublicWebhook = {
+  id: string;
+  name: string;
+  url: string;
+  state: WebhookState;
+  disabledReason: WebhookDisabledReason | null;
+  failingSince: string | null;
+  lastSuccessAt: string | null;
+  count: number | null;
+  occurredAt: string;
 };
 
 /** Render the subscription object; keys in contract order. */
@@ -105,11 +127,27 @@ export function renderPayout(record: PayoutRecord): PublicPayout {
   };
 }
 
+/** Render the webhook object of an operational event; keys in contract order. */
+export function renderWebhook(record: WebhookRecord): PublicWebhook {
+  return {
+    id: record.id,
+    name: record.name,
+    url: record.url,
+    state: record.state,
+    disabledReason: record.disabledReason ?? null,
+    failingSince: record.failingSince == null ? null : toIsoInstant(record.failingSince, 'failingSince'),
+    lastSuccessAt: record.lastSuccessAt == null ? null : toIsoInstant(record.lastSuccessAt, 'lastSuccessAt'),
+    count: record.count ?? null,
+    occurredAt: toIsoInstant(record.occurredAt, 'occurredAt'),
+  };
+}
+
 /** The renderers of one webhook version. */
 export interface WebhookVersionRenderers<T extends object> {
   transaction(record: TransactionRecord): T;
   subscription(record: SubscriptionRecord): PublicSubscription;
   payout(record: PayoutRecord): PublicPayout;
+  webhook(record: WebhookRecord): PublicWebhook;
 }
 
 /** Every field is dated by a webhook version (`since.webhook`): a version missing from the list fails to compile. */
@@ -135,6 +173,7 @@ export const WEBHOOK_RENDERERS = perVersion<
     transaction: transactionRenderer(transactionFieldsSince(TRANSACTION_FIELDS, 'webhook', WEBHOOK_VERSIONS, version)),
     subscription: renderSubscription,
     payout: renderPayout,
+    webhook: renderWebhook,
   }),
 );
 
@@ -146,10 +185,12 @@ export type WebhookPayload<
   ? { transaction: WebhookTransaction<V> }
   : S extends { type: 'subscription' }
     ? { subscription: PublicSubscription }
-    : { payout: PublicPayout };
+    : S extends { type: 'payout' }
+      ? { payout: PublicPayout }
+      : { webhook: PublicWebhook };
 
 /**
- * Render the payload tree of a webhook: `{transaction}`, `{subscription}` or `{payout}`. Encode it with
+ * Render the payload tree of a webhook: `{transaction}`, `{subscription}`, `{payout}` or `{webhook}`. Encode it with
  * `encodePayload` of `payload-encoding.ts`.
  *
  * @throws {RangeError} for an unknown version, subject type or an invalid date.
@@ -170,6 +211,8 @@ export function renderWebhookPayload<V extends WebhookVersion, S extends Webhook
       return { subscription: renderers.subscription(s.subscription) } as WebhookPayload<V, S>;
     case 'payout':
       return { payout: renderers.payout(s.payout) } as WebhookPayload<V, S>;
+    case 'webhook':
+      return { webhook: renderers.webhook(s.webhook) } as WebhookPayload<V, S>;
     default:
       throw new RangeError(`Unknown webhook event type: ${String((s as { type: unknown }).type).slice(0, 20)}`);
   }

@@ -3,7 +3,7 @@
  * forms a record may carry them (a Date, an ISO string with an offset), which the renderers must write the same.
  */
 import { SAMPLE_SUBJECTS } from '../src/event-samples.js';
-import type { PayoutRecord, SubscriptionRecord, TransactionRecord } from '../src/record.shapes.js';
+import type { PayoutRecord, SubscriptionRecord, TransactionRecord, WebhookRecord } from '../src/record.shapes.js';
 
 export const transactionRecord: TransactionRecord = {
   ...SAMPLE_SUBJECTS.transaction.transaction,
@@ -19,4 +19,10 @@ export const subscriptionRecord: SubscriptionRecord = {
 export const payoutRecord: PayoutRecord = {
   ...SAMPLE_SUBJECTS.payout.payout,
   createdAt: new Date('2026-11-22T23:59:59.999Z'),
+};
+
+/** An operational event's webhook: disabled for failing (the sample), with a Date as the driver gives it. */
+export const webhookRecord: WebhookRecord = {
+  ...SAMPLE_SUBJECTS.webhook.webhook,
+  occurredAt: new Date('2026-11-22T08:15:02.000Z'),
 };

@@ -375,6 +375,39 @@ describe("a platform event's data, checked against its category's record schema 
     expect(readEventSubject(withData('payout', { id: 'po', status: 's', amount: 1, currency: 'CHF' })).ok).toBe(false);
   });
 
+  it('reads an operational event about a webhook (webhook.*): its record, times nullable, count for a recover', () => {
+    const webhook = {
+      id: OTHER_ID,
+      name: 'Shop',
+      url: 'https://shop.example/hook',
+      state: 'disabled',
+      disabledReason: 'gone',
+      failingSince: '2026-11-22T10:00:00.000Z',
+      lastSuccessAt: null,
+      count: null,
+      occurredAt: '2026-11-22T10:00:01.000Z',
+    };
+    expect(readEventSubject(withData('webhook', webhook))).toEqual({ ok: true, value: { type: 'webhook', webhook } });
+    const recovered = { ...webhook, state: 'healthy', disabledReason: null, failingSince: null, count: 4 };
+    expect(readEventSubject(withData('webhook', recovered))).toEqual({
+      ok: true,
+      value: { type: 'webhook', webhook: recovered },
+    });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...webhook, state: 'sleeping' }, '/state'],
+      [{ ...webhook, disabledReason: 'tired' }, '/disabledReason'],
+      [{ ...webhook, failingSince: 'yesterday' }, '/failingSince'],
+      [{ ...webhook, count: -1 }, '/count'],
+      [{ ...webhook, id: 'not-a-uuid' }, '/id'],
+      [without(webhook, 'occurredAt'), '/'],
+    ];
+    for (const [data, path] of cases) {
+      const read = readEventSubject(withData('webhook', data));
+      expect(read.ok).toBe(false);
+      if (!read.ok) expect(read.reason).toContain(`invalid webhook record: ${path}`);
+    }
+  });
+
   it('drops what a record must never carry (a cryptogram beside the 3-D Secure result)', () => {
     const read = readEventSubject(
       withData('transaction', { ...transaction(), threeDSecure: { ...transaction().threeDSecure, cavv: 'AAAB' } }),

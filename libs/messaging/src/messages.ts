@@ -7,6 +7,8 @@ import {
   PLATFORM_EVENT_TYPES,
   PAYMENT_METHOD_PATTERN,
   WEBHOOK_CONTENT_TYPES,
+  WEBHOOK_DISABLED_REASONS,
+  WEBHOOK_STATES,
   type EventKind,
   type TransactionField,
   type TransactionFieldType,
@@ -57,7 +59,8 @@ const POSITION = { type: 'integer', minimum: 1 } as const;
 
 /**
  * An event as published on `payments.events` (owner: transaction-api, written to its outbox in the same database
- * transaction as the change it describes; consumer: the dispatcher's fan-out).
+ * transaction as the change it describes; and webhook-config for the operational events about webhooks, category
+ * `webhook`, through its own outbox; consumer: the dispatcher's fan-out).
  */
 export const platformEvents = messageContract('platform event', {
   type: 'object',
@@ -67,16 +70,17 @@ export const platformEvents = messageContract('platform event', {
     type: { enum: PLATFORM_EVENT_TYPES },
     category: { enum: EVENT_CATEGORIES },
     merchantId: uuid,
-    // null for payouts and for payments recorded without an integration.
+    // null for payouts, for payments recorded without an integration, and for events about a webhook linked to none.
     integrationId: { type: ['string', 'null'], pattern: uuid.pattern },
     occurredAt: INSTANT,
-    // Id of the subject (transaction uuid, subscription id, payout id); events of one subject keep their order.
+    // Id of the subject (transaction uuid, subscription id, payout id, webhook id); events of one subject keep their order.
     subjectId: { type: 'string', minLength: 1 },
     // The event's place in its subject's history: a later event of the subject has a higher one (the outbox's seq,
     // set by the relay when it publishes). Missing on events published before it existed: unknown, so the event
     // neither supersedes another's repeats nor has its own superseded (docs/webhook-dispatcher.md, Superseded repeats).
     position: POSITION,
-    // The subject's record as libs/domain's renderers take it (TransactionRecord, SubscriptionRecord, PayoutRecord),
+    // The subject's record as libs/domain's renderers take it (TransactionRecord, SubscriptionRecord, PayoutRecord,
+    // WebhookRecord),
     // dates as ISO strings; the renderers check it.
     data: { type: 'object' },
   },
@@ -178,6 +182,24 @@ const payoutRecords = partContract('payout record', {
   additionalProperties: false,
 });
 
+/** An operational event's `data` (`webhook.*`): libs/domain's WebhookRecord. */
+const webhookRecords = partContract('webhook record', {
+  type: 'object',
+  properties: {
+    id: uuid,
+    name: text,
+    url: text,
+    state: { enum: WEBHOOK_STATES },
+    disabledReason: { enum: [...WEBHOOK_DISABLED_REASONS, null] },
+    failingSince: { anyOf: [{ type: 'null' }, INSTANT] },
+    lastSuccessAt: { anyOf: [{ type: 'null' }, INSTANT] },
+    count: { type: ['integer', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    occurredAt: INSTANT,
+  },
+  required: ['id', 'name', 'url', 'state', 'disabledReason', 'failingSince', 'lastSuccessAt', 'count', 'occurredAt'],
+  additionalProperties: false,
+});
+
 /**
  * The subject of a platform event, its `data` checked against the record schema of its category: what the renderers
  * take. A consumer parks an event whose data does not pass (it would fail the same way at every attempt).
@@ -195,6 +217,10 @@ export function readEventSubject(event: PlatformEvent): MessageRead<WebhookSubje
     case 'payout': {
       const read = payoutRecords(event.data);
       return read.ok ? { ok: true, value: { type: 'payout', payout: read.value } } : read;
+    }
+    case 'webhook': {
+      const read = webhookRecords(event.data);
+      return read.ok ? { ok: true, value: { type: 'webhook', webhook: read.value } } : read;
     }
   }
 }

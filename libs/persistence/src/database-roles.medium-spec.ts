@@ -112,6 +112,18 @@ const ROWS: Record<
     insert: `INSERT INTO notice_email (id, notice_id, recipient) VALUES ($1, $2, 'owner@example.com')`,
     values: (id, ids) => [id, ids.notice],
   },
+  operational_event: {
+    key: 'id',
+    insert: `INSERT INTO operational_event (id, merchant_id, webhook_id, type, payload)
+             VALUES ($1, $2, $3, 'webhook.enabled', '{}')`,
+    values: (id, ids) => [id, ids.merchant, ids.webhook],
+  },
+  recover_reported: {
+    key: 'recover_id',
+    insert: `INSERT INTO recover_reported (recover_id) VALUES ($1)`,
+    values: (id) => [id],
+    touch: 'recover_id = recover_id',
+  },
   webhook_delivery: {
     key: 'id',
     insert: `INSERT INTO webhook_delivery (id, webhook_id, merchant_id, event_id, event_type, subject, url, content_type,
@@ -201,6 +213,8 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
       'login_known_address',
       'webhook_notice',
       'notice_email',
+      'operational_event',
+      'recover_reported',
     ],
     reads: [
       'delivery.webhook_delivery_for_webhook_config',

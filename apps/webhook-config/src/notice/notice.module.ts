@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OperationalEventModule } from '../operational-event/operational-event.module.js';
 import { SessionModule } from '../session/session.module.js';
 import { WebhookModule } from '../webhook/webhook.module.js';
 import { NoticeController } from './notice.controller.js';
@@ -14,7 +15,7 @@ import { WebhookHealthConsumer } from './webhook-health.consumer.js';
  * outbox).
  */
 @Module({
-  imports: [SessionModule, WebhookModule],
+  imports: [SessionModule, WebhookModule, OperationalEventModule],
   controllers: [NoticeController],
   providers: [
     NoticeRepository,

@@ -11,6 +11,8 @@ import type { NoticeEmailSender } from './notice-email.sender.js';
 import { NoticeMailer } from './notice.mailer.js';
 import { NoticeRepository } from './notice.repository.js';
 import { NoticeService } from './notice.service.js';
+import { OperationalEventOutbox } from '../operational-event/operational-event.outbox.js';
+import { OperationalEventRelay } from '../operational-event/operational-event.relay.js';
 
 const HOUR = 3_600_000;
 
@@ -42,6 +44,8 @@ describe('NoticeService (real PostgreSQL)', () => {
       changes as unknown as WebhookChangePublisher,
       new NoticeMailer(config),
       sender as unknown as NoticeEmailSender,
+      new OperationalEventOutbox(db),
+      { nudge: () => undefined } as unknown as OperationalEventRelay,
     );
     merchantId = await insertMerchant(admin);
     for (const email of ['a@example.com', 'b@example.com'])
@@ -74,6 +78,15 @@ describe('NoticeService (real PostgreSQL)', () => {
         [webhookId],
       )
     ).rows;
+  /** The operational events written about a webhook: type, state, reason, oldest first. */
+  const eventsOf = async (webhookId: string) =>
+    (
+      await admin.query(
+        `SELECT type, payload->'data'->>'state' AS state, payload->'data'->>'disabledReason' AS reason
+           FROM operational_event WHERE webhook_id = $1 ORDER BY id`,
+        [webhookId],
+      )
+    ).rows;
 
   it('a webhook failing for an hour: one notice with an e-mail per backend user, once per episode; it stays enabled', async () => {
     const webhookId = await insertWebhook(admin, { merchantId });
@@ -85,6 +98,7 @@ describe('NoticeService (real PostgreSQL)', () => {
     expect(await stateOf(webhookId)).toEqual({ enabled: true, reason: null });
     expect(nudges - before).toBe(1);
     expect(announced).not.toContain(webhookId);
+    expect(await eventsOf(webhookId)).toEqual([{ type: 'webhook.failing', state: 'failing', reason: null }]);
     // A new episode is noticed again.
     await notices.handle(report('webhook.failing', webhookId, new Date()));
     expect(await noticesOf(webhookId)).toHaveLength(2);
@@ -103,6 +117,7 @@ describe('NoticeService (real PostgreSQL)', () => {
       expect(await stateOf(webhookId)).toEqual({ enabled: false, reason });
       expect(await noticesOf(webhookId)).toEqual([{ kind: 'disabled', reason, emails: 2 }]);
       expect(announced.filter((id) => id === webhookId)).toHaveLength(1);
+      expect(await eventsOf(webhookId)).toEqual([{ type: 'webhook.disabled', state: 'disabled', reason }]);
     }
   });
 
@@ -121,6 +136,7 @@ describe('NoticeService (real PostgreSQL)', () => {
       await notices.handle(report('webhook.failing', webhookId, since));
       expect(await noticesOf(webhookId)).toEqual([]);
       expect(announced).not.toContain(webhookId);
+      expect(await eventsOf(webhookId)).toEqual([]);
     }
     expect(await stateOf(enabledLater)).toEqual({ enabled: true, reason: null });
     expect(await stateOf(disabledByHand)).toEqual({ enabled: false, reason: 'manual' });

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { WebhookHealthReport } from '#messaging';
+import { OperationalEventOutbox } from '../operational-event/operational-event.outbox.js';
+import { OperationalEventRelay } from '../operational-event/operational-event.relay.js';
 import { WebhookChangePublisher } from '../webhook/webhook-change.publisher.js';
 import { NoticeEmailSender } from './notice-email.sender.js';
 import { NoticeMailer } from './notice.mailer.js';
@@ -45,6 +47,8 @@ export class NoticeService {
     private readonly changes: WebhookChangePublisher,
     private readonly mailer: NoticeMailer,
     private readonly sender: NoticeEmailSender,
+    private readonly events: OperationalEventOutbox,
+    private readonly relay: OperationalEventRelay,
   ) {}
 
   async recent(merchantId: string): Promise<NoticeView[]> {
@@ -61,11 +65,17 @@ export class NoticeService {
     const email = this.mailer.enabled;
     const reason: NoticeReason | null =
       report.type === 'webhook.gone' ? 'gone' : report.type === 'webhook.failing-too-long' ? 'failing' : null;
+    // The notice's operational event (`webhook.failing`, `webhook.disabled` with the reason) is written with it: once
+    // per episode, like the notice.
     const { disabled, recorded } = await this.notices.transaction(async (manager) => {
-      if (!reason)
-        return { disabled: false, recorded: await this.notices.record(manager, 'failing', null, episode, email) };
+      if (!reason) {
+        const recorded = await this.notices.record(manager, 'failing', null, episode, email);
+        if (recorded) await this.events.record(manager, 'webhook.failing', episode, episode);
+        return { disabled: false, recorded };
+      }
       const disabled = await this.notices.disable(manager, episode, reason);
       const recorded = disabled && (await this.notices.record(manager, 'disabled', reason, episode, email));
+      if (disabled) await this.events.record(manager, 'webhook.disabled', episode, episode);
       return { disabled, recorded };
     });
     if (disabled) {
@@ -79,6 +89,8 @@ export class NoticeService {
       });
       await this.changes.changed(report.merchantId, report.webhookId);
     }
+    // After the change was announced: the dispatchers know of the disable before they fan its event out.
+    if (recorded || disabled) this.relay.nudge();
     if (recorded && email) this.sender.nudge();
   }
 }

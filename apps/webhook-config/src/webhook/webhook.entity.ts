@@ -1,13 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { WebhookContentType } from '#domain';
+import type { WebhookContentType, WebhookDisabledReason } from '#domain';
 import type { EventCategory } from '#messaging';
 
-/**
- * Why a webhook is disabled: by its merchant, by the platform after its attempts failed for WEBHOOK_DISABLE_AFTER, or
- * at once because its URL answered 410 Gone.
- */
-export const WEBHOOK_DISABLED_REASONS = ['manual', 'failing', 'gone'] as const;
-export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
+/** Why a webhook is disabled: defined once, in `#domain` (an operational event reports it too). */
+export { WEBHOOK_DISABLED_REASONS, type WebhookDisabledReason } from '#domain';
 
 /** A merchant's webhook. `url` is stored exactly as the merchant gave it. */
 @Entity('webhook')

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SecretCipher } from '#platform';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { IntegrationModule } from '../integration/integration.module.js';
+import { OperationalEventModule } from '../operational-event/operational-event.module.js';
 import { SessionModule } from '../session/session.module.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
 import { WebhookController } from './webhook.controller.js';
@@ -33,6 +34,7 @@ import { WebhookEntity } from './webhook.entity.js';
     TypeOrmModule.forFeature([WebhookEntity, WebhookSecretEntity, WebhookHeaderEntity, WebhookHealthEntity]),
     SessionModule,
     IntegrationModule,
+    OperationalEventModule,
   ],
   controllers: [WebhookController, WebhookSecretController, WebhookOptionsController, WebhookSenderAddressesController],
   providers: [

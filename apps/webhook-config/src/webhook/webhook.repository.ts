@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, Repository, type EntityManager } from 'typeorm';
 import { WebhookHeaderEntity } from './webhook-header.entity.js';
 import { WebhookSecretEntity } from './webhook-secret.entity.js';
 import { WebhookEntity, type WebhookDisabledReason } from './webhook.entity.js';
@@ -55,14 +55,16 @@ export class WebhookRepository {
   }
 
   /**
-   * Applies the changed settings, and when `headers` is given replaces the custom headers with it (in the same
-   * transaction); null when there is no such webhook of this merchant.
+   * Applies the changed settings, and when `headers` is given replaces the custom headers with it; null when there is
+   * no such webhook of this merchant. `then`, when given, runs in the same transaction once they are applied (an
+   * operational event about the change is written with it, or neither).
    */
   async update(
     merchantId: string,
     id: string,
     changes: Partial<WebhookSettings & Pick<WebhookEntity, 'enabledAt'>>,
     headers?: ReadonlyArray<Pick<WebhookHeaderEntity, 'name' | 'ciphertext'>>,
+    then?: (manager: EntityManager) => Promise<unknown>,
   ): Promise<WebhookEntity | null> {
     const affected = await this.dataSource.transaction(async (manager) => {
       const result = await manager
@@ -71,9 +73,12 @@ export class WebhookRepository {
         .set({ ...changes, updatedAt: () => 'now()' })
         .where('id = :id AND merchant_id = :merchantId', { id, merchantId })
         .execute();
-      if (!result.affected || headers === undefined) return result.affected ?? 0;
-      await manager.delete(WebhookHeaderEntity, { webhookId: id });
-      if (headers.length > 0) await manager.insert(WebhookHeaderEntity, headerRows(id, headers));
+      if (!result.affected) return 0;
+      if (headers !== undefined) {
+        await manager.delete(WebhookHeaderEntity, { webhookId: id });
+        if (headers.length > 0) await manager.insert(WebhookHeaderEntity, headerRows(id, headers));
+      }
+      if (then) await then(manager);
       return result.affected;
     });
     return affected ? this.findOwned(merchantId, id) : null;

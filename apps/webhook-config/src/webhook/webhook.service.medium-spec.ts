@@ -24,6 +24,8 @@ import { WebhookSecretService } from './webhook-secret.service.js';
 import { MAX_WEBHOOKS_PER_MERCHANT, WebhookService } from './webhook.service.js';
 import { WebhookSettingsValidator } from './webhook-settings.validator.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
+import { OperationalEventOutbox } from '../operational-event/operational-event.outbox.js';
+import { OperationalEventRelay } from '../operational-event/operational-event.relay.js';
 
 /**
  * A merchant's webhook settings on a real database as webhook-config's role: created with defaults, events in the
@@ -73,6 +75,8 @@ describe('WebhookService (real PostgreSQL)', () => {
       changes,
       new WebhookHealthRepository(db.getRepository(WebhookHealthEntity)),
       new WebhookHeaderService(cipher, db.getRepository(WebhookHeaderEntity)),
+      new OperationalEventOutbox(db),
+      { nudge: () => undefined } as unknown as OperationalEventRelay,
     );
   });
   afterAll(async () => {
@@ -145,10 +149,28 @@ describe('WebhookService (real PostgreSQL)', () => {
     const enabled = (await admin.query(`SELECT disabled_reason, enabled_at FROM webhook WHERE id = $1`, [id])).rows[0];
     expect(enabled.disabled_reason).toBeNull();
     expect(enabled.enabled_at.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+    // Each change of enabled is an operational event, written with it; a PATCH that changes nothing is none.
+    await webhooks.update(merchantId, id, { enabled: true });
+    const events = (
+      await admin.query(
+        `SELECT type, payload FROM operational_event WHERE webhook_id = $1 AND published_at IS NULL ORDER BY id`,
+        [id],
+      )
+    ).rows;
+    expect(events.map((event: { type: string }) => event.type)).toEqual(['webhook.disabled', 'webhook.enabled']);
+    expect(events[0].payload).toMatchObject({
+      type: 'webhook.disabled',
+      category: 'webhook',
+      merchantId,
+      integrationId: null,
+      subjectId: id,
+      data: { id, name: 'Renamed', state: 'disabled', disabledReason: 'manual', count: null },
+    });
+    expect(events[1].payload.data).toMatchObject({ state: 'healthy', disabledReason: null });
 
     await webhooks.remove(merchantId, id);
     expect(await codeOf(webhooks.get(merchantId, id))).toBe(WebhookExceptionCode.NOT_FOUND);
-    expect(announced.filter((webhookId) => webhookId === id).length).toBe(4); // created, changed twice, deleted
+    expect(announced.filter((webhookId) => webhookId === id).length).toBe(5); // created, changed 3 times, deleted
   });
   describe('custom headers', () => {
     const token = 'Bearer shop-token-SECRETVALUE-9876';

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { LATEST_WEBHOOK_VERSION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
 import type { CreateWebhookDto } from './dtos/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dtos/update-webhook.dto.js';
+import { OperationalEventOutbox, type OperationalEventType } from '../operational-event/operational-event.outbox.js';
+import { OperationalEventRelay } from '../operational-event/operational-event.relay.js';
 import { WebhookChangePublisher } from './webhook-change.publisher.js';
 import { WebhookHeaderService } from './webhook-header.service.js';
 import { WebhookHealthRepository } from './webhook-health.repository.js';
@@ -32,6 +34,8 @@ export class WebhookService {
     private readonly changes: WebhookChangePublisher,
     private readonly health: WebhookHealthRepository,
     private readonly headers: WebhookHeaderService,
+    private readonly events: OperationalEventOutbox,
+    private readonly relay: OperationalEventRelay,
   ) {}
 
   async list(merchantId: string): Promise<WebhookView[]> {
@@ -106,9 +110,24 @@ export class WebhookService {
       Object.assign(changes, { enabled: false, disabledReason: 'manual' });
     // The list replaces the stored one; an entry without a value keeps the stored value of its name.
     const headers = input.headers && (await this.headers.resolve(id, input.headers));
-    const webhook = await this.webhooks.update(merchantId, id, changes, headers);
+    // Enabling a disabled webhook, or disabling an enabled one, is an operational event (`webhook.enabled`,
+    // `webhook.disabled` with reason `manual`), written with the change.
+    const event: OperationalEventType | null =
+      input.enabled === true && !current.enabled
+        ? 'webhook.enabled'
+        : input.enabled === false && current.enabled
+          ? 'webhook.disabled'
+          : null;
+    const webhook = await this.webhooks.update(
+      merchantId,
+      id,
+      changes,
+      headers,
+      event ? (manager) => this.events.record(manager, event, { merchantId, webhookId: id }) : undefined,
+    );
     if (!webhook) throw webhookNotFound();
     await this.changes.changed(merchantId, id);
+    if (event) this.relay.nudge(); // after the announcement: dispatchers know of the change before its event
     return this.view(webhook);
   }
 

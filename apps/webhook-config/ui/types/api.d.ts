@@ -432,7 +432,7 @@ export interface components {
        */
       version: '2025-01-15' | '2026-08-20';
       retryOnError: boolean;
-      events: ('transaction' | 'subscription' | 'payout')[];
+      events: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
       /**
        * Format: uuid
        * @description null: events of every integration.
@@ -488,7 +488,7 @@ export interface components {
       version?: '2025-01-15' | '2026-08-20';
       /** @default true */
       retryOnError?: boolean;
-      events: ('transaction' | 'subscription' | 'payout')[];
+      events: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
       /**
        * Format: uuid
        * @description null = events of every integration
@@ -524,7 +524,7 @@ export interface components {
        */
       version: '2025-01-15' | '2026-08-20';
       retryOnError: boolean;
-      events: ('transaction' | 'subscription' | 'payout')[];
+      events: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
       /**
        * Format: uuid
        * @description null: events of every integration.
@@ -568,7 +568,7 @@ export interface components {
       /** @enum {string} */
       version?: '2025-01-15' | '2026-08-20';
       retryOnError?: boolean;
-      events?: ('transaction' | 'subscription' | 'payout')[];
+      events?: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
       /**
        * Format: uuid
        * @description null = events of every integration
@@ -597,7 +597,7 @@ export interface components {
     };
     EventTypeOptionDoc: {
       /** @enum {string} */
-      type: 'transaction' | 'subscription' | 'payout';
+      type: 'transaction' | 'subscription' | 'payout' | 'webhook';
       /** @description Its name in the UI, e.g. "Transactions". */
       label: string;
       /** @description What it sends, in a sentence. */
@@ -613,7 +613,7 @@ export interface components {
       versions: ('2025-01-15' | '2026-08-20')[];
       /** @enum {string} */
       latestVersion: '2025-01-15' | '2026-08-20';
-      eventTypes: ('transaction' | 'subscription' | 'payout')[];
+      eventTypes: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
       /** @description The event types with their wording, as `eventTypes`. */
       events: components['schemas']['EventTypeOptionDoc'][];
       contentTypes: ('json' | 'php-post')[];
@@ -722,7 +722,7 @@ export interface components {
        * @description The kind of event whose sample to send (the event catalog’s “Send this example”, `GET /api/event-types`); one the webhook selects. Without it: the first kind the webhook selects.
        * @enum {string}
        */
-      eventType?: 'transaction' | 'subscription' | 'payout';
+      eventType?: 'transaction' | 'subscription' | 'payout' | 'webhook';
     };
     QueuedDeliveryDoc: {
       /**
@@ -814,7 +814,7 @@ export interface components {
        * @description The kind: what a webhook selects in `events` and what its log calls `eventType`.
        * @enum {string}
        */
-      kind: 'transaction' | 'subscription' | 'payout';
+      kind: 'transaction' | 'subscription' | 'payout' | 'webhook';
       /** @description Its name in the UI, e.g. "Transactions". */
       label: string;
       /** @description What it sends, in a sentence. */
@@ -829,6 +829,10 @@ export interface components {
         | 'subscription.cancelled'
         | 'subscription.ended'
         | 'payout.created'
+        | 'webhook.failing'
+        | 'webhook.disabled'
+        | 'webhook.enabled'
+        | 'webhook.recovered'
       )[];
       /** @description Every payload version, oldest first. */
       versions: components['schemas']['CatalogVersionDoc'][];
@@ -1626,7 +1630,7 @@ export interface operations {
         /** @description delivered = 2xx; failed = any other answer or none; skipped = not sent, the webhook was disabled; superseded = a repeat not sent, a newer event of its subject was delivered */
         outcome?: 'delivered' | 'failed' | 'skipped' | 'superseded';
         /** @description the kind of event */
-        eventType?: 'transaction' | 'subscription' | 'payout';
+        eventType?: 'transaction' | 'subscription' | 'payout' | 'webhook';
         /** @description a transaction uuid, or a subscription or payout id */
         subject?: string;
         /** @description the transaction's or subscription's referenceId (the shop's order number) */

@@ -16,7 +16,7 @@ import { supersedingPosition } from '../delivery/superseded.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
 import { deliveryCreatedAt, DeliveryRepository, type NewDelivery } from '../delivery/delivery.repository.js';
-import { webhookMatches } from './webhook-matcher.js';
+import { aboutItselfWhileDisabled, webhookMatches } from './webhook-matcher.js';
 
 /**
  * One event in, one delivery per matching webhook out: renders each distinct (version, content type) body
@@ -35,7 +35,9 @@ export class FanOutService {
 
   /** `subject`: the event's data, checked (readEventSubject). */
   async fanOut(event: PlatformEvent, subject: WebhookSubject): Promise<number> {
-    const webhooks = (await this.cache.forMerchant(event.merchantId)).filter((w) => webhookMatches(w, event));
+    const webhooks = (await this.cache.forMerchant(event.merchantId)).filter(
+      (w) => webhookMatches(w, event) && !aboutItselfWhileDisabled(w, event, subject),
+    );
     if (webhooks.length === 0) return 0;
 
     const logSubject = deliverySubjectOf(subject);

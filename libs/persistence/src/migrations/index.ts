@@ -26,6 +26,7 @@ import { DeliveryOutcomeAttempts1763802900000 } from './1763802900000-delivery-o
 import { DeliveryOutcomeAttemptsBackfill1763802950000 } from './1763802950000-delivery-outcome-attempts-backfill.js';
 import { WebhookEventsAppOwned1763803000000 } from './1763803000000-webhook-events-app-owned.js';
 import { WebhookHeaders1763803100000 } from './1763803100000-webhook-headers.js';
+import { OperationalEvents1763803200000 } from './1763803200000-operational-events.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   DeliveryOutcomeAttemptsBackfill1763802950000,
   WebhookEventsAppOwned1763803000000,
   WebhookHeaders1763803100000,
+  OperationalEvents1763803200000,
 ];

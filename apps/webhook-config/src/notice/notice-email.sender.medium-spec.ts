@@ -7,7 +7,8 @@ import { SMTPServer } from 'smtp-server';
 import { DataSource } from 'typeorm';
 import { loadWebhookConfigConfig } from '../config/webhook-config.config.js';
 import { NoticeEmailRepository } from './notice-email.repository.js';
-import { NoticeEmailSender, retryDelayMs } from './notice-email.sender.js';
+import { retryDelayMs } from '../common/outbox.loop.js';
+import { NoticeEmailSender } from './notice-email.sender.js';
 import { NoticeMailer } from './notice.mailer.js';
 
 interface Mail {

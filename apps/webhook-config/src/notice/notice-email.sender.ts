@@ -1,20 +1,12 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { OutboxLoop, retryDelayMs } from '../common/outbox.loop.js';
 import { WebhookConfigConfig } from '../config/webhook-config.config.js';
 import { mailOf } from './notice.mail.js';
 import { NoticeEmailRepository } from './notice-email.repository.js';
 import { NoticeMailer } from './notice.mailer.js';
 
-/** How often the outbox is looked at when nothing nudged the sender (another process may have written it). */
-const POLL_MS = 1_000;
 /** E-mails claimed at a time. */
 const CLAIM_AT_MOST = 20;
-/** The first try again after this, doubling with each failed try up to SMTP_RETRY_MAX. */
-const FIRST_RETRY_MS = 1_000;
-
-/** The wait before the next try of an e-mail whose `attempts`-th try failed. */
-export function retryDelayMs(attempts: number, maxMs: number): number {
-  return Math.min(maxMs, FIRST_RETRY_MS * 2 ** Math.min(30, Math.max(0, attempts - 1)));
-}
 
 /**
  * Sends the notice e-mails of the outbox (backend.notice_email) while SMTP_URL is set: claims the due ones for a lease,
@@ -29,10 +21,11 @@ export function retryDelayMs(attempts: number, maxMs: number): number {
 @Injectable()
 export class NoticeEmailSender implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(NoticeEmailSender.name);
-  private running = false;
-  private wake?: () => void;
-  private nudged = false;
-  private loop?: Promise<void>;
+  private readonly loop = new OutboxLoop(() => this.sendDue(), {
+    batch: CLAIM_AT_MOST,
+    onError: (error) =>
+      this.logger.warn(`could not read the notice e-mails to send (tried again shortly): ${error.message}`),
+  });
   private readonly leaseMs: number;
   private readonly retryMaxMs: number;
 
@@ -46,52 +39,19 @@ export class NoticeEmailSender implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    if (!this.mailer.enabled) return;
-    this.running = true;
-    this.loop = this.run();
+    if (this.mailer.enabled) this.loop.start();
   }
 
   /** Looks at the outbox now (a notice with e-mails was just recorded). */
   nudge(): void {
-    this.nudged = true;
-    this.wake?.();
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let claimed = 0;
-      try {
-        claimed = await this.sendDue();
-      } catch (error) {
-        this.logger.warn(
-          `could not read the notice e-mails to send (tried again shortly): ${(error as Error).message}`,
-        );
-      }
-      // A full batch: more may be due at once.
-      if (claimed < CLAIM_AT_MOST) await this.pause();
-    }
-  }
-
-  private async pause(): Promise<void> {
-    if (this.nudged || !this.running) {
-      this.nudged = false;
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
-      this.wake = resolve;
-      timer = setTimeout(resolve, POLL_MS);
-    });
-    clearTimeout(timer);
-    this.wake = undefined;
-    this.nudged = false;
+    this.loop.nudge();
   }
 
   /** Claims the due e-mails and sends them, one by one; how many it claimed. */
   async sendDue(): Promise<number> {
     const due = await this.emails.claim(CLAIM_AT_MOST, this.leaseMs);
     for (const email of due) {
-      if (!this.running) break; // the lease runs out and another process (or the next start) sends it
+      if (this.loop.isStopping) break; // the lease runs out and another process (or the next start) sends it
       try {
         await this.mailer.send({ to: email.recipient, ...mailOf(email) });
       } catch (error) {
@@ -112,8 +72,6 @@ export class NoticeEmailSender implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
   }
 }

@@ -1,9 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { AmqpClient, EXCHANGES } from '#messaging';
+import { OutboxLoop, retryDelayMs } from '../common/outbox.loop.js';
 import { OperationalEventOutbox } from './operational-event.outbox.js';
 
-/** How often the outbox is looked at when nothing nudged the relay (another process may have written it). */
-const POLL_MS = 1_000;
 /** How often finished recovers are looked for (their `webhook.recovered`). */
 const RECOVERS_EVERY_MS = 2_000;
 /** How often published events past the retention are deleted. */
@@ -14,10 +13,8 @@ const CLAIM_AT_MOST = 50;
 /** A claim lasts this long: far longer than a publish, which gives up on its own. */
 const LEASE_MS = 60_000;
 
-/** The wait before the next try of an event whose `attempts`-th publish failed: 1 s, doubling, at most 1 min. */
-export function publishRetryMs(attempts: number): number {
-  return Math.min(60_000, 1_000 * 2 ** Math.min(30, Math.max(0, attempts - 1)));
-}
+/** The longest wait before the next try of an event whose publish failed (1 s, doubling). */
+const RETRY_AT_MOST_MS = 60_000;
 
 /**
  * Publishes the operational events of the outbox (backend.operational_event) on `payments.events`, routing key the
@@ -31,11 +28,15 @@ export function publishRetryMs(attempts: number): number {
 @Injectable()
 export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OperationalEventRelay.name);
-  private running = false;
-  private stopping = false;
-  private wake?: () => void;
-  private nudged = false;
-  private loop?: Promise<void>;
+  private readonly loop = new OutboxLoop(() => this.step(), {
+    batch: CLAIM_AT_MOST,
+    onError: (error) => {
+      // Once per outage, not every second of it.
+      if (this.unreadable) return;
+      this.unreadable = true;
+      this.logger.warn(`could not read the operational events to publish (tried again every second): ${error.message}`);
+    },
+  });
   private failing = false;
   private unreadable = false;
   private recoversAt = 0;
@@ -47,39 +48,22 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
   ) {}
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Looks at the outbox now (an event was just written). */
   nudge(): void {
-    this.nudged = true;
-    this.wake?.();
+    this.loop.nudge();
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      let claimed: number;
-      try {
-        await this.housekeeping();
-        claimed = await this.publishDue();
-      } catch (error) {
-        // Once per outage, not every second of it.
-        if (!this.unreadable) {
-          this.unreadable = true;
-          this.logger.warn(
-            `could not read the operational events to publish (tried again every second): ${(error as Error).message}`,
-          );
-        }
-        await this.pause();
-        continue;
-      }
-      if (this.unreadable) {
-        this.unreadable = false;
-        this.logger.log('reading the operational events works again');
-      }
-      if (claimed < CLAIM_AT_MOST) await this.pause();
+  private async step(): Promise<number> {
+    await this.housekeeping();
+    const claimed = await this.publishDue();
+    if (this.unreadable) {
+      this.unreadable = false;
+      this.logger.log('reading the operational events works again');
     }
+    return claimed;
   }
 
   private async housekeeping(): Promise<void> {
@@ -95,33 +79,18 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  private async pause(): Promise<void> {
-    if (this.nudged || !this.running) {
-      this.nudged = false;
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
-      this.wake = resolve;
-      timer = setTimeout(resolve, POLL_MS);
-    });
-    clearTimeout(timer);
-    this.wake = undefined;
-    this.nudged = false;
-  }
-
   /** Claims the due events and publishes them, one by one, each confirmed; how many it claimed. */
   async publishDue(): Promise<number> {
     const due = await this.outbox.claim(CLAIM_AT_MOST, LEASE_MS);
     for (const event of due) {
-      if (this.stopping) break; // the lease runs out and another process (or the next start) publishes it
+      if (this.loop.isStopping) break; // the lease runs out and another process (or the next start) publishes it
       try {
         await this.amqp.publish(EXCHANGES.events, event.payload.type, Buffer.from(JSON.stringify(event.payload)), {
           messageId: event.payload.id,
           type: event.payload.type,
         });
       } catch (error) {
-        const retryInMs = publishRetryMs(event.attempts);
+        const retryInMs = retryDelayMs(event.attempts, RETRY_AT_MOST_MS);
         if (!this.failing) {
           this.failing = true;
           this.logger.warn(
@@ -144,9 +113,6 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
   }
 }

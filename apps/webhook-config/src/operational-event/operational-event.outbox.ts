@@ -4,6 +4,12 @@ import { eventKindOf, type WebhookRecord } from '#domain';
 import type { PlatformEvent, PlatformEventType } from '#messaging';
 import { DataSource, type EntityManager } from 'typeorm';
 
+/**
+ * A finished recover is reported when the relay sees it within this many days of its end (webhook-config down that
+ * long: it is not reported).
+ */
+export const RECOVERS_REPORTED_WITHIN_DAYS = 7;
+
 /** An operational event's type: `webhook.failing`, `webhook.disabled`, `webhook.enabled` or `webhook.recovered`. */
 export type OperationalEventType = Extract<PlatformEventType, `webhook.${string}`>;
 
@@ -92,16 +98,19 @@ export class OperationalEventOutbox {
 
   /**
    * Writes the `webhook.recovered` of up to `limit` recovers that finished and are not reported yet (the dispatcher's,
-   * through its view), each with the count it sent, once each (backend.recover_reported). How many it wrote.
+   * through its view), each with the count it sent, once each (backend.recover_reported). Only those finished in the
+   * last {@link RECOVERS_REPORTED_WITHIN_DAYS} days are looked at (an index on their end): the check runs every few
+   * seconds, and the finished recovers only grow. How many it wrote.
    */
   async recordFinishedRecovers(limit: number): Promise<number> {
     const finished: Array<{ id: string; webhookId: string; merchantId: string; sent: number; finishedAt: Date }> =
       await this.dataSource.query(
         `SELECT r.id, r.webhook_id AS "webhookId", w.merchant_id AS "merchantId", r.sent, r.finished_at AS "finishedAt"
            FROM delivery.webhook_recover_for_webhook_config r JOIN webhook w ON w.id = r.webhook_id
-          WHERE r.state = 'finished' AND NOT EXISTS (SELECT FROM recover_reported x WHERE x.recover_id = r.id)
+          WHERE r.state = 'finished' AND r.finished_at > now() - $2::int * interval '1 day'
+            AND NOT EXISTS (SELECT FROM recover_reported x WHERE x.recover_id = r.id)
           LIMIT $1`,
-        [limit],
+        [limit, RECOVERS_REPORTED_WITHIN_DAYS],
       );
     let written = 0;
     for (const recover of finished) {

@@ -12,6 +12,8 @@ const CONFIG = 'webhook_config';
  *   later. Rows due are found through a partial index.
  * - `backend.recover_reported`: the finished recovers (the dispatcher's, read through its view) whose
  *   `webhook.recovered` is in the outbox, each once. The recovers finished before this migration are reported already.
+ *   The relay looks only at the recovers finished in the last days, through a partial index on their end, so a check
+ *   every few seconds reads a few rows however many recovers the years have finished.
  */
 export class OperationalEvents1763803200000 implements MigrationInterface {
   name = 'OperationalEvents1763803200000';
@@ -39,6 +41,9 @@ export class OperationalEvents1763803200000 implements MigrationInterface {
     );
     await queryRunner.query(`CREATE TABLE backend.recover_reported (recover_id uuid PRIMARY KEY)`);
     await queryRunner.query(
+      `CREATE INDEX webhook_recover_finished_idx ON delivery.webhook_recover (finished_at) WHERE state = 'finished'`,
+    );
+    await queryRunner.query(
       `INSERT INTO backend.recover_reported (recover_id) SELECT id FROM delivery.webhook_recover WHERE state = 'finished'`,
     );
     await queryRunner.query(
@@ -47,6 +52,7 @@ export class OperationalEvents1763803200000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX delivery.webhook_recover_finished_idx`);
     await queryRunner.query(`DROP TABLE backend.recover_reported`);
     await queryRunner.query(`DROP TABLE backend.operational_event`);
   }

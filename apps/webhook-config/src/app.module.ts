@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { WEBHOOK_CONFIG_DATABASE } from '#persistence';
 import { AppConfigModule, PlatformModule, PlatformTokenSource } from '#platform';
 import { AuthModule } from './auth/auth.module.js';
+import { CliSessionModule } from './cli-session/cli-session.module.js';
 import { EventCatalogModule } from './event-catalog/event-catalog.module.js';
 import { BackendUserEntity } from './auth/backend-user.entity.js';
 import { MerchantRef } from './auth/merchant-ref.entity.js';
@@ -59,6 +60,7 @@ export class AppModule {
         WebhookDeliveryModule,
         WebhookRecoverModule,
         EventCatalogModule,
+        CliSessionModule,
       ],
     };
   }

@@ -1,5 +1,6 @@
 import type { ProblemTable } from '#platform';
 import { BACKEND_USER_PROBLEMS } from './auth/backend-user.problems.js';
+import { CLI_SESSION_PROBLEMS } from './cli-session/cli-session.problems.js';
 import { WEBHOOK_DELIVERY_PROBLEMS } from './webhook-delivery/webhook-delivery.problems.js';
 import { WEBHOOK_LOG_PROBLEMS } from './webhook-log/webhook-log.problems.js';
 import { WEBHOOK_RECOVER_PROBLEMS } from './webhook-recover/webhook-recover.problems.js';
@@ -11,6 +12,7 @@ import { WEBHOOK_PROBLEMS } from './webhook/webhook.problems.js';
  */
 export const WEBHOOK_CONFIG_PROBLEMS: readonly ProblemTable[] = [
   BACKEND_USER_PROBLEMS,
+  CLI_SESSION_PROBLEMS,
   WEBHOOK_DELIVERY_PROBLEMS,
   WEBHOOK_LOG_PROBLEMS,
   WEBHOOK_RECOVER_PROBLEMS,

@@ -17,3 +17,4 @@ export * from './webhook-signature.js';
 export * from './webhook-delivery.rules.js';
 export * from './delivery-time.js';
 export * from './webhook-custom-headers.js';
+export * from './api-key.js';

@@ -137,6 +137,9 @@ function legacyHexSignature(body: WebhookBody, secret: string): string {
     .digest('hex');
 }
 
+/** The `user-agent` of every webhook request (the dispatcher's, and `payments listen`'s). */
+export const WEBHOOK_USER_AGENT = 'payments-webhooks/1.0';
+
 /** The headers of one webhook delivery attempt (a type alias, so it is assignable to `Record<string, string>`). */
 export type WebhookHeaders = {
   'content-type': WebhookMimeType;

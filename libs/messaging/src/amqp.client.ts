@@ -315,6 +315,27 @@ export class AmqpClient {
     await wrapper.waitForConnect();
   }
 
+  /**
+   * A channel for consumers that come and go while the process runs (webhook-config's `payments listen` connections,
+   * one consumer each): the caller adds a setup per consumer (`addSetup`: declare its queue, consume, remember the
+   * channel it got) and removes it with a teardown (`removeSetup`: cancel, give back what it holds). Setups run again
+   * after every reconnect, on the new channel; messages unsettled on a dead channel are redelivered. The topology is
+   * declared first and `prefetch` applies to each consumer. Closed with the client.
+   */
+  dynamicChannel(name: string, prefetch: number): ChannelWrapper {
+    const wrapper = this.connection.createChannel({
+      name: `${this.options.name}:${name}`,
+      confirm: false,
+      setup: async (channel: ConfirmChannel) => {
+        await this.declare(channel);
+        await channel.prefetch(prefetch);
+      },
+    });
+    wrapper.on('error', (error: Error) => this.channelFailed(wrapper, error));
+    this.consumers.push(wrapper);
+    return wrapper;
+  }
+
   private async handle(
     settler: ChannelSettler,
     message: ConsumeMessage,

@@ -15,6 +15,7 @@ import {
   type TransactionRecord,
   type WebhookSubject,
 } from '#domain';
+import type { Options } from 'amqplib';
 import type { JSONSchema } from 'json-schema-to-ts';
 import {
   headersContract,
@@ -24,7 +25,7 @@ import {
   type MessageOf,
   type MessageRead,
 } from './message.contract.js';
-import { EXCHANGES, ROUTING_KEYS } from './topology.js';
+import { cliRoutingKey, EXCHANGES, ROUTING_KEYS } from './topology.js';
 import type { AmqpClient } from './amqp.client.js';
 
 /*
@@ -223,6 +224,29 @@ export function readEventSubject(event: PlatformEvent): MessageRead<WebhookSubje
       return read.ok ? { ok: true, value: { type: 'webhook', webhook: read.value } } : read;
     }
   }
+}
+
+/** What routes a platform event: its type (the routing key) and whose it is (the `payments listen` sessions' key). */
+export type PlatformEventRoute = Pick<PlatformEvent, 'type' | 'category' | 'merchantId' | 'integrationId'>;
+
+/**
+ * Publishes a platform event on `payments.events` (`body`: the event's JSON, exactly as consumers read it) under its
+ * type, with the `payments listen` sessions' routing key of its merchant, integration and kind as a BCC routing key
+ * (cliRoutingKey; BCC: consumers never see it). Resolves once the broker has confirmed it. The two publishers,
+ * transaction-api's outbox relay and webhook-config's operational-event relay, publish through this alone.
+ */
+export async function publishPlatformEvent(
+  amqp: AmqpClient,
+  route: PlatformEventRoute,
+  body: Buffer,
+  options: Omit<Options.Publish, 'CC' | 'BCC'> = {},
+): Promise<void> {
+  await amqp.publish(EXCHANGES.events, route.type, body, {
+    ...options,
+    ...(route.integrationId === null
+      ? {}
+      : { BCC: [cliRoutingKey(route.merchantId, route.integrationId, route.category)] }),
+  });
 }
 
 /** Header carrying the attempt number of a delivery message (1 = first attempt). */

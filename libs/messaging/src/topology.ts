@@ -23,6 +23,10 @@ import type { ConfirmChannel } from 'amqplib';
  *     the dispatcher for a test delivery or a resend; the dispatcher creates and numbers the attempt
  *   webhooks.health (topic, routing key = report type) ──#──▶ config.webhook-health (quorum): the dispatcher tells
  *     webhook-config that a webhook has been failing for an hour, or long enough to be disabled
+ *   payments.events ──cli.<merchant>.<integration>.<kind> (a BCC routing key of each event)──▶ cli.session.<id>
+ *   payments.cli (topic) ──cli.<merchant>.<integration>.<kind>──▶ cli.session.<id> (classic, not durable, deleted 5 min
+ *     after its last consumer left): one queue per `payments listen` session, declared and consumed by webhook-config
+ *     (its real events, and the samples of `payments trigger`, which only the sessions get)
  */
 /** AMQP_URL when unset: the local RabbitMQ with its default guest login. */
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -38,6 +42,8 @@ export const EXCHANGES = {
   /** The dispatcher's reports on failing webhooks, for webhook-config. */
   health: 'webhooks.health',
   deadLetter: 'payments.dead-letter',
+  /** `payments trigger`'s sample events, for `payments listen` sessions only (no webhook receives them). */
+  cli: 'payments.cli',
 } as const;
 
 export const QUEUES = {
@@ -65,6 +71,51 @@ export const ROUTING_KEYS = {
   parkedCommands: 'commands.parked',
   parkedWebhookHealth: 'webhook-health.parked',
 } as const;
+
+/**
+ * The routing key under which `payments listen` sessions get an event: its merchant, integration and kind. Every
+ * platform event is published with it as a BCC routing key besides its type (publishPlatformEvent), so a session's
+ * queue binds exactly the events it wants and RabbitMQ routes them (a topic exchange's match costs the same whether a
+ * thousand sessions or none are bound); an event of no integration has none (a session always has an integration).
+ */
+export function cliRoutingKey(merchantId: string, integrationId: string, kind: string): string {
+  return `cli.${merchantId}.${integrationId}.${kind}`;
+}
+
+/** A `payments listen` session's queue. */
+export const cliSessionQueue = (sessionId: string): string => `cli.session.${sessionId}`;
+
+/** How long a session's queue (and the events in it) outlives its last consumer. */
+export const CLI_SESSION_KEEP_MS = 5 * 60_000;
+
+/** Events a session's queue holds at most: beyond, the oldest are dropped. */
+export const CLI_SESSION_MAX_EVENTS = 10_000;
+
+/**
+ * Declares a session's queue and binds the kinds it listens to, on `payments.events` (real events) and `payments.cli`
+ * (samples). Classic and not durable: a development session's events wait for a reconnect, not for a broker restart.
+ * The same arguments every time (a queue declared again with others is refused).
+ */
+export async function declareCliSessionQueue(
+  channel: Pick<ConfirmChannel, 'assertQueue' | 'bindQueue'>,
+  session: { id: string; merchantId: string; integrationId: string; events: readonly string[] },
+): Promise<string> {
+  const queue = cliSessionQueue(session.id);
+  await channel.assertQueue(queue, {
+    durable: false,
+    arguments: {
+      'x-queue-type': 'classic',
+      'x-expires': CLI_SESSION_KEEP_MS,
+      'x-max-length': CLI_SESSION_MAX_EVENTS,
+    },
+  });
+  for (const kind of session.events) {
+    const key = cliRoutingKey(session.merchantId, session.integrationId, kind);
+    await channel.bindQueue(queue, EXCHANGES.events, key);
+    await channel.bindQueue(queue, EXCHANGES.cli, key);
+  }
+  return queue;
+}
 
 /**
  * The slow lane is split into this many queues, each consumed on a prefetch of its own, and a webhook's deliveries
@@ -192,6 +243,7 @@ export async function declareTopology(
   await channel.assertExchange(EXCHANGES.commands, 'topic', { durable: true });
   await channel.assertExchange(EXCHANGES.deadLetter, 'direct', { durable: true });
   await channel.assertExchange(EXCHANGES.rate, 'fanout', { durable: false });
+  await channel.assertExchange(EXCHANGES.cli, 'topic', { durable: true });
 
   await channel.assertQueue(QUEUES.parkedEvents, { durable: true, arguments: quorum });
   await channel.bindQueue(QUEUES.parkedEvents, EXCHANGES.deadLetter, ROUTING_KEYS.parkedEvents);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantPrincipal } from '../auth/merchant-principal.js';
-import { hashApiKey, looksLikeApiKey } from '../auth/api-key.js';
+import { hashApiKey, looksLikeApiKey } from '#domain';
 import { MerchantRepository } from './merchant.repository.js';
 
 const CACHE_TTL_MS = 60_000;

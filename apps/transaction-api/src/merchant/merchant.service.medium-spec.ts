@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sessionConnection, TRANSACTION_API_DATABASE } from '#persistence';
 import { testEnv } from '#testing';
 import pg from 'pg';
-import { hashApiKey, looksLikeApiKey } from '../auth/api-key.js';
+import { hashApiKey, looksLikeApiKey } from '#domain';
 import { MerchantExceptionCode } from './merchant.exception.js';
 import { MerchantRepository } from './merchant.repository.js';
 import { MerchantService } from './merchant.service.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../auth/api-key.js';
+import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '#domain';
 import type { IntegrationResponse, MerchantResponse } from './merchant.dto.js';
 import { MerchantException, MerchantExceptionCode } from './merchant.exception.js';
 import { MerchantRepository } from './merchant.repository.js';

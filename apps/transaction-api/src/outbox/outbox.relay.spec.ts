@@ -9,6 +9,9 @@ const row = (seq: number, subjectId: string): OutboxRow => ({
   id: `e${seq}`,
   type: 't',
   subjectId,
+  category: 'transaction',
+  merchantId: 'm',
+  integrationId: null,
   payload: '{}',
   traceparent: null,
 });

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import pg from 'pg';
-import { AmqpClient, EXCHANGES, TRACEPARENT_HEADER } from '#messaging';
+import { AmqpClient, EXCHANGES, publishPlatformEvent, TRACEPARENT_HEADER, type PlatformEventType } from '#messaging';
 import { sessionConnection, TRANSACTION_API_DATABASE } from '#persistence';
 import { endPublishSpan, startPublishSpan, traceparentOf } from '#platform';
 import { TransactionApiConfig } from '../config/transaction-api.config.js';
@@ -161,9 +161,14 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
             { [TRACEPARENT_HEADER]: row.traceparent },
           );
     const traceparent = span ? traceparentOf(span) : row.traceparent;
-    const publishing = this.amqp.publish(
-      EXCHANGES.events,
-      row.type,
+    const publishing = publishPlatformEvent(
+      this.amqp,
+      {
+        type: row.type as PlatformEventType,
+        category: row.category,
+        merchantId: row.merchantId,
+        integrationId: row.integrationId,
+      },
       Buffer.from(withPosition(row.payload, row.seq), 'utf8'),
       {
         messageId: row.id,

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { EventCategory } from '#messaging';
 
 export const OUTBOX_CHANNEL = 'outbox_event';
 
@@ -7,13 +8,19 @@ export interface OutboxRow {
   id: string;
   type: string;
   subjectId: string;
+  /** Whose it is, read from the payload: routes it to the merchant's `payments listen` sessions too. */
+  category: EventCategory;
+  merchantId: string;
+  integrationId: string | null;
   /** The JSON published, exactly as written. */
   payload: string;
   /** The W3C trace context of the request that wrote it, published as the `traceparent` header; null: none. */
   traceparent: string | null;
 }
 
-export const PENDING_SQL = `SELECT seq, id, type, subject_id AS "subjectId", payload::text AS payload, traceparent
+export const PENDING_SQL = `SELECT seq, id, type, subject_id AS "subjectId", payload->>'category' AS category,
+                                     payload->>'merchantId' AS "merchantId", payload->>'integrationId' AS "integrationId",
+                                     payload::text AS payload, traceparent
                               FROM outbox_event WHERE sent_at IS NULL ORDER BY seq LIMIT $1`;
 
 /**

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { AmqpClient, EXCHANGES } from '#messaging';
+import { AmqpClient, publishPlatformEvent } from '#messaging';
 import { OutboxLoop, retryDelayMs } from '../common/outbox.loop.js';
 import { OperationalEventOutbox } from './operational-event.outbox.js';
 
@@ -85,7 +85,7 @@ export class OperationalEventRelay implements OnApplicationBootstrap, OnApplicat
     for (const event of due) {
       if (this.loop.isStopping) break; // the lease runs out and another process (or the next start) publishes it
       try {
-        await this.amqp.publish(EXCHANGES.events, event.payload.type, Buffer.from(JSON.stringify(event.payload)), {
+        await publishPlatformEvent(this.amqp, event.payload, Buffer.from(JSON.stringify(event.payload)), {
           messageId: event.payload.id,
           type: event.payload.type,
         });

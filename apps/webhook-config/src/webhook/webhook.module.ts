@@ -56,6 +56,6 @@ import { WebhookEntity } from './webhook.entity.js';
       useFactory: (config: WebhookConfigConfig) => new SecretCipher(config.secretEncryptionKey),
     },
   ],
-  exports: [WebhookLookup, WebhookRepository, WebhookChangePublisher],
+  exports: [WebhookLookup, WebhookRepository, WebhookChangePublisher, SecretCipher],
 })
 export class WebhookModule {}

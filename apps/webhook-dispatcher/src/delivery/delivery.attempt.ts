@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUIDv7 } from 'node:crypto';
-import { buildWebhookHeaders } from '#domain';
+import { buildWebhookHeaders, WEBHOOK_USER_AGENT } from '#domain';
 import type { Span } from '@opentelemetry/api';
 import { activeTraceparent, failSpan, tracingEnabled, type LogFields } from '#platform';
 import type { DeliveryMessage, DeliverySnapshot } from '#messaging';
@@ -96,7 +96,7 @@ export class DeliveryAttempt {
       result = await this.sender.send(
         webhook.url,
         // The merchant's custom headers first: ours (signatures, content type, user agent) always win.
-        { ...webhook.headers, ...headers, 'user-agent': 'payments-webhooks/1.0' },
+        { ...webhook.headers, ...headers, 'user-agent': WEBHOOK_USER_AGENT },
         snapshot.body,
         lane === 'slow' ? 'slow' : 'normal',
       );

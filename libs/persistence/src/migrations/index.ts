@@ -27,6 +27,7 @@ import { DeliveryOutcomeAttemptsBackfill1763802950000 } from './1763802950000-de
 import { WebhookEventsAppOwned1763803000000 } from './1763803000000-webhook-events-app-owned.js';
 import { WebhookHeaders1763803100000 } from './1763803100000-webhook-headers.js';
 import { OperationalEvents1763803200000 } from './1763803200000-operational-events.js';
+import { CliSessions1763803300000 } from './1763803300000-cli-sessions.js';
 
 /**
  * Every migration, oldest first. A new migration is a new file added at the end; applied ones are never edited.
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   WebhookEventsAppOwned1763803000000,
   WebhookHeaders1763803100000,
   OperationalEvents1763803200000,
+  CliSessions1763803300000,
 ];

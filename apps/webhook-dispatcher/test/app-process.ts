@@ -24,11 +24,12 @@ export interface AppProcess {
 export async function startAppProcess(
   app: AppName,
   env: NodeJS.ProcessEnv,
-  { name = app, readyTimeoutMs = 60_000 }: { name?: string; readyTimeoutMs?: number } = {},
+  { name = app, readyTimeoutMs = 60_000, port: given }: { name?: string; readyTimeoutMs?: number; port?: number } = {},
 ): Promise<AppProcess> {
   const { main, portVariable } = APPS[app];
   if (!existsSync(main)) throw new Error(`${main} is missing: the test target builds it first (nx run ${app}:build)`);
-  const port = await freePort();
+  // `port`: the one it had before a restart (its clients keep their URL); else a free one.
+  const port = given ?? (await freePort());
   const child = spawn(process.execPath, [main], {
     env: { ...env, [portVariable]: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -29,13 +29,17 @@ echo json_encode([
 ]);
 `;
 
-export async function startPhpReceiver(secret: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/** `port`: where to listen (default a free one), for a sender told the URL before the secret was known. */
+export async function startPhpReceiver(
+  secret: string,
+  port?: number,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   if (spawnSync('php', ['--version']).status !== 0) {
     throw new Error('php is required for this test and was not found: apt-get install -y php-cli');
   }
   const dir = mkdtempSync(join(tmpdir(), 'php-receiver-'));
   writeFileSync(join(dir, 'router.php'), ROUTER);
-  const port = await freePort();
+  port ??= await freePort();
   const child: ChildProcess = spawn('php', ['-n', '-S', `127.0.0.1:${port}`, join(dir, 'router.php')], {
     cwd: dir,
     env: { ...process.env, WEBHOOK_SECRET: secret },

@@ -1,7 +1,6 @@
 // @ts-check
 // `payments listen`: a session (POST /api/cli/sessions), then its WebSocket stream; every event is POSTed to the
 // local URL and its result sent back; a dropped connection is reconnected to the same session (docs/cli-protocol.md).
-import diagnostics from 'node:diagnostics_channel';
 import { backendUrl, CliError, postJson, reasonOf, redact } from './backend.js';
 import { forward } from './forward.js';
 import { eventLine, readyLine, seconds } from './output.js';
@@ -15,22 +14,6 @@ const REMEMBERED_IDS = 1000;
  * @typedef {{ out: (line: string) => void, err: (line: string) => void }} Io
  * @typedef {import('./forward.js').ForwardResult} ForwardResult
  */
-
-/**
- * The status of each refused WebSocket upgrade, by URL. The WebSocket API reports a refused upgrade as a close
- * with 1006 and no status, yet a 401 (the key) or 404 (the session has ended) must stop the command rather than
- * be retried: Node's WebSocket (undici) publishes each response's status on this diagnostics channel.
- * @type {Map<string, number>}
- */
-const upgradeStatus = new Map();
-diagnostics.subscribe('undici:request:headers', (message) => {
-  /** @type {any} */
-  const m = message;
-  const status = m?.response?.statusCode;
-  if (typeof status === 'number' && status !== 101 && m.request?.origin && m.request?.path) {
-    upgradeStatus.set(`${m.request.origin}${m.request.path}`, status);
-  }
-});
 
 /**
  * @param {import('./args.js').ListenCommand} command
@@ -50,7 +33,6 @@ export async function listen(command, env, io) {
 
   const streamUrl = new URL(`${base}/api/cli/sessions/${encodeURIComponent(session.id)}/stream`);
   streamUrl.protocol = streamUrl.protocol === 'https:' ? 'wss:' : 'ws:';
-  const upgradeKey = `${streamUrl.protocol === 'wss:' ? 'https:' : 'http:'}//${streamUrl.host}${streamUrl.pathname}`;
 
   /** Results by id, also while the forward is in flight; the oldest forgotten first. @type {Map<string, Promise<ForwardResult>>} */
   const results = new Map();
@@ -111,13 +93,8 @@ export async function listen(command, env, io) {
     };
 
     const connect = () => {
-      upgradeStatus.delete(upgradeKey);
-      let opened = false;
       const ws = new WebSocket(streamUrl, { headers: { authorization: `Bearer ${command.apiKey}` } });
       socket = ws;
-      ws.addEventListener('open', () => {
-        opened = true;
-      });
       ws.addEventListener('message', (message) => {
         /** @type {any} */
         let frame;
@@ -139,23 +116,23 @@ export async function listen(command, env, io) {
       });
       ws.addEventListener('close', (close) => {
         if (socket !== ws || stopping) return;
-        const refused = opened ? undefined : upgradeStatus.get(upgradeKey);
-        if (close.code === 4401 || refused === 401) {
+        // The server refuses a key or an ended session after the upgrade, with 4401 or 4404 (a refused upgrade's
+        // HTTP status is not visible here: one, a backend shutting down, say, is retried like a lost connection).
+        if (close.code === 4401) {
           io.err(
-            `payments: the API key is no longer valid (${redact(close.reason || 'refused by the backend', command.apiKey)}); ` +
+            `payments: the API key is not accepted (${redact(close.reason || 'refused by the backend', command.apiKey)}); ` +
               'the session has stopped. Check the key in the merchant backend and start "payments listen" again.',
           );
           finish(1);
           return;
         }
-        if (close.code === 4404 || refused === 404) {
+        if (close.code === 4404) {
           io.err('payments: the session has ended. Start "payments listen" again for a new one.');
           finish(1);
           return;
         }
-        const why = refused
-          ? `the backend refused the connection with HTTP ${refused}`
-          : close.code === 1006
+        const why =
+          close.code === 1006
             ? 'no connection to the backend'
             : `code ${close.code}${close.reason ? ` ${close.reason}` : ''}`;
         if (readyOnce && delayMs === FIRST_DELAY_MS) {

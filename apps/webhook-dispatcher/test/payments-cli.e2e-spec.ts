@@ -121,7 +121,8 @@ describe('payments listen and trigger (e2e: the command line against the apps as
   beforeAll(async () => {
     await receiver.start();
     configPort = await freePort();
-    env = dispatcherEnv({ TRANSACTION_API_PORT: '0', WEBHOOK_CONFIG_PORT: '0' });
+    // A drain at SIGTERM as in production: the command lines' answers to the server's close arrive before it exits.
+    env = dispatcherEnv({ TRANSACTION_API_PORT: '0', WEBHOOK_CONFIG_PORT: '0', SHUTDOWN_DRAIN_MS: '1000' });
     [api, config, dispatcher] = await Promise.all([
       startAppProcess('transaction-api', env),
       startAppProcess('webhook-config', env, { port: configPort }),

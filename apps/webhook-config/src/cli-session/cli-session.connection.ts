@@ -42,6 +42,8 @@ export class CliSessionConnection {
   private readonly pending = new Map<string, Pending>();
   private consumer?: CliConsumer;
   private readied = false;
+  /** The server closed it (shutdown, no pong): whatever code the command line echoes, the session goes on. */
+  closedByServer = false;
   alive = true;
 
   constructor(
@@ -127,6 +129,7 @@ export class CliSessionConnection {
   /** No pong since the last ping: the connection is gone without a close; drop it. */
   ping(): void {
     if (!this.alive) {
+      this.closedByServer = true;
       this.socket.terminate();
       return;
     }
@@ -135,6 +138,7 @@ export class CliSessionConnection {
   }
 
   close(code: number, reason: string): void {
+    this.closedByServer = true;
     this.socket.close(code, reason);
   }
 

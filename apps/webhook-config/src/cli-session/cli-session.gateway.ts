@@ -1,8 +1,8 @@
 import {
   Injectable,
   Logger,
-  type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
+  type OnApplicationShutdown,
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -39,7 +39,7 @@ const FORGET_EVERY_MS = 10 * 60_000;
  * that did not answer the last ping is dropped) and notes which sessions are connected.
  */
 @Injectable()
-export class CliSessionGateway implements OnApplicationBootstrap, BeforeApplicationShutdown, OnModuleDestroy {
+export class CliSessionGateway implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(CliSessionGateway.name);
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly connections = new Set<CliSessionConnection>();
@@ -59,8 +59,13 @@ export class CliSessionGateway implements OnApplicationBootstrap, BeforeApplicat
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (this.closing || !STREAM_PATH.test(new URL(request.url ?? '/', 'http://x').pathname)) {
+      if (!STREAM_PATH.test(new URL(request.url ?? '/', 'http://x').pathname)) {
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      if (this.closing) {
+        // Shutting down: the command line tries again, and reaches another process or this one restarted.
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         return;
       }
       this.wss.handleUpgrade(request, socket, head, (ws) => void this.opened(ws, request));
@@ -106,7 +111,8 @@ export class CliSessionGateway implements OnApplicationBootstrap, BeforeApplicat
     this.connections.add(connection);
     let ended = false;
     ws.on('close', (code) => {
-      ended = code === CLOSE.normal;
+      // Only the command line ends its session (Ctrl+C: 1000), not the echo of a close the server began.
+      ended = code === CLOSE.normal && !connection.closedByServer;
       this.connections.delete(connection);
       void connection
         .detach()
@@ -169,15 +175,19 @@ export class CliSessionGateway implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /** Shutting down: every command line is told to reconnect (to another process, or to this one restarted). */
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * Shutting down (the first of Nest's shutdown hooks, before the HTTP server drains, which waits for these sockets
+   * too): every command line is told to reconnect (to another process, or to this one restarted); no new one is taken.
+   */
+  async onModuleDestroy(): Promise<void> {
     this.closing = true;
     for (const timer of this.timers) clearInterval(timer);
     for (const connection of this.connections) connection.close(CLOSE.goingAway, 'Server shutting down');
     await this.flushLogs();
   }
 
-  onModuleDestroy(): void {
+  /** What did not close by now is dropped. */
+  onApplicationShutdown(): void {
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
   }

@@ -39,20 +39,31 @@ export class CliSessionQueues implements OnApplicationShutdown {
   /** Declares the session's queue and bindings once; resolves once the broker has them, rejects after `timeoutMs`. */
   async declare(session: CliQueueSession, timeoutMs: number): Promise<void> {
     const wrapper = this.wrapper();
+    let declared = false;
     const once = async (channel: Channel) => {
       await declareCliSessionQueue(channel, session);
+      declared = true;
     };
+    // A setup added while the channel is down runs only at the next connect: wait for the channel, and again if it
+    // dropped in between.
+    const declaring = (async () => {
+      while (!declared) {
+        await wrapper.waitForConnect();
+        await wrapper.addSetup(once);
+        await wrapper.removeSetup(once);
+      }
+    })();
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        wrapper.addSetup(once),
+        declaring,
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('RabbitMQ did not declare the queue in time')), timeoutMs);
         }),
       ]);
     } finally {
       clearTimeout(timer);
-      await wrapper.removeSetup(once).catch(() => undefined);
+      if (!declared) void declaring.catch(() => undefined);
     }
   }
 

@@ -109,26 +109,29 @@ export class CliSessionRepository {
   }
 
   /**
-   * A command line connected: since when nobody was (its last disconnect; the last renewal when a process ended
-   * without saying so; its creation when it is the first connection) — read before this connection counts.
+   * A command line connected: since when nobody was (the last disconnect, which is the creation before the first
+   * connection; the last renewal when a process ended without saying so) — read before this connection counts.
    */
   async connected(id: string): Promise<Date> {
-    const [row]: Array<{ awaySince: Date }> = await this.dataSource.query(
-      `UPDATE cli_session s SET disconnected_at = NULL, last_seen_at = now()
-         FROM (SELECT id, CASE WHEN disconnected_at IS NOT NULL THEN disconnected_at
-                               WHEN last_seen_at > created_at THEN last_seen_at
-                               ELSE created_at END AS away_since
-                 FROM cli_session WHERE id = $1 FOR UPDATE) old
-        WHERE s.id = old.id RETURNING old.away_since AS "awaySince"`,
+    const result: unknown = await this.dataSource.query(
+      `WITH old AS (SELECT id, coalesce(disconnected_at, last_seen_at) AS away_since FROM cli_session
+                     WHERE id = $1 FOR UPDATE)
+       UPDATE cli_session s SET disconnected_at = NULL, last_seen_at = now()
+         FROM old WHERE s.id = old.id RETURNING old.away_since AS "awaySince"`,
       [id],
     );
+    const [row] = rowsOf<{ awaySince: Date }>(result);
     return row?.awaySince ?? new Date();
   }
 
   /** The connected sessions of this process are still connected. */
   async seen(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.dataSource.query(`UPDATE cli_session SET last_seen_at = now() WHERE id = ANY ($1::uuid[])`, [ids]);
+    // Connected here: also when an older connection of the session closed (and noted it) after this one opened.
+    await this.dataSource.query(
+      `UPDATE cli_session SET last_seen_at = now(), disconnected_at = NULL WHERE id = ANY ($1::uuid[])`,
+      [ids],
+    );
   }
 
   async disconnected(id: string, ended: boolean): Promise<void> {
@@ -183,11 +186,11 @@ export class CliSessionRepository {
   /** A page of a session's log, newest first, before the entry `beforeId` (a cursor) when given. */
   async logs(sessionId: string, limit: number, beforeId: string | undefined): Promise<CliSessionLogRow[]> {
     return this.dataSource.query(
-      `SELECT id::text, webhook_id AS "webhookId", event_id AS "eventId", event_type AS "eventType",
+      `SELECT l.id::text AS id, webhook_id AS "webhookId", event_id AS "eventId", event_type AS "eventType",
               subject_id AS "subjectId", reference_id AS "referenceId", status, duration_ms AS "durationMs", error,
               created_at AS "createdAt"
-         FROM cli_session_log WHERE session_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
-        ORDER BY id DESC LIMIT $3`,
+         FROM cli_session_log l WHERE session_id = $1 AND ($2::bigint IS NULL OR l.id < $2::bigint)
+        ORDER BY l.id DESC LIMIT $3`,
       [sessionId, beforeId ?? null, limit],
     );
   }
@@ -213,7 +216,11 @@ export class CliSessionRepository {
   }
 }
 
-/** TypeORM's `query` answers a DELETE with `[rows, count]` on PostgreSQL. */
+/** TypeORM's `query` answers an UPDATE or DELETE with `[rows, count]` on PostgreSQL. */
 function affected(result: unknown): number {
   return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) && Array.isArray(result[0]) ? (result[0] as T[]) : [];
 }

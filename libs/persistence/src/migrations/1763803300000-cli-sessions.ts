@@ -12,7 +12,8 @@ const CONFIG = 'webhook_config';
  * - `backend.cli_session`: one row per session, its signing secret only encrypted (bound to the session id), the
  *   settings it listens with, and when it was last connected. Ended sessions are deleted after a day.
  * - `backend.cli_session_log`: one row per event the command line forwarded (the local status and duration it
- *   reported), deleted with its session; at most the newest 1,000 are kept per session.
+ *   reported; once per event and session, however often it was reported), deleted with its session; at most the
+ *   newest 1,000 are kept per session.
  */
 export class CliSessions1763803300000 implements MigrationInterface {
   name = 'CliSessions1763803300000';
@@ -41,10 +42,8 @@ export class CliSessions1763803300000 implements MigrationInterface {
         forward_to text CONSTRAINT cli_session_forward_to_check CHECK (length(forward_to) <= 2048),
         secret_ciphertext bytea NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
-        -- While a command line is connected: how many connections (a reconnect may overlap the old one for a moment).
-        connections integer NOT NULL DEFAULT 0,
-        -- When the last connection closed; null while connected or before the first one.
-        disconnected_at timestamptz,
+        -- When the last connection closed (its creation before the first one); null while one is connected.
+        disconnected_at timestamptz DEFAULT now(),
         last_seen_at timestamptz NOT NULL DEFAULT now(),
         ended_at timestamptz
       )`);

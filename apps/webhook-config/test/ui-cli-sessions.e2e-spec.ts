@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generateApiKey, hashApiKey } from '#domain';
 import { waitFor } from '#testing';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -23,6 +24,12 @@ import {
 const CHROMIUM = '/usr/bin/chromium';
 const FORWARD_TO = 'http://localhost:4242/webhooks';
 const REFUSED = 'connect ECONNREFUSED 127.0.0.1:4242';
+/**
+ * Screenshots of the page for docs/screenshots, written there only with UPDATE_SCREENSHOTS=1 (as ui.e2e-spec.ts does);
+ * otherwise into a temporary directory removed after the run.
+ */
+const DOCS_SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 
 /**
  * The "CLI sessions" page (issue #34) in a real browser (Chromium via playwright-core): the merchant's live
@@ -41,6 +48,7 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
   let socket: WebSocket | undefined;
   const frames: Json[] = [];
   let sessionIdOfTest: string | undefined;
+  let screenshots: string | undefined;
 
   const cli = (method: string, path: string, body?: unknown) =>
     call(running.baseUrl, method, path, { body, headers: { authorization: `Bearer ${apiKey}` } });
@@ -64,6 +72,10 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
     email = await createUser(running.baseUrl, merchantId);
     client = await signIn(running.baseUrl, email, merchantId);
 
+    screenshots = UPDATE_SCREENSHOTS
+      ? DOCS_SCREENSHOTS
+      : await mkdtemp(join(tmpdir(), 'webhook-config-cli-screenshots-'));
+    await mkdir(screenshots, { recursive: true });
     profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-cli-sessions-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
@@ -90,8 +102,12 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
     socket?.terminate();
     await context?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
+    if (screenshots && !UPDATE_SCREENSHOTS) await rm(screenshots, { recursive: true, force: true });
     await running?.close();
   }, 30_000);
+
+  /** A full-page screenshot (see DOCS_SCREENSHOTS). */
+  const shot = (name: string) => page.screenshot({ path: join(screenshots!, `${name}.png`), fullPage: true });
 
   /** Sends a transaction sample to the session and answers its event frame with `result`, as the command line does. */
   async function triggerAndAnswer(result: { status: number; error: string | null }): Promise<Json> {
@@ -167,6 +183,7 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
       'Last seen': expect.any(String),
     });
     await expect(page.getByText('No CLI sessions running').count()).resolves.toBe(0);
+    await shot('cli-sessions-desktop');
 
     // Its log: newest first, each status explained; status 0 with its error.
     await item.getByRole('link', { name: `Open the log of session ${short}` }).click();
@@ -203,6 +220,7 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
     await expect(deliveredRow.locator('.remedy').count()).resolves.toBe(0);
     await expect(deliveredRow.locator('.error').count()).resolves.toBe(0);
     await expect(deliveredRow.locator('time').getAttribute('datetime')).resolves.toMatch(/^\d{4}-\d\d-\d\dT/);
+    await shot('cli-session-log-desktop');
 
     sessionIdOfTest = sessionId;
   });

@@ -150,6 +150,7 @@ function safeJson(text) {
 /** @typedef {RequestOf<Operation<'/api/webhooks', 'post'>>['body']} WebhookSettings */
 /** @typedef {NonNullable<RequestOf<Operation<'/api/webhooks/{id}/logs', 'get'>>['query']>} LogQuery */
 /** @typedef {NonNullable<RequestOf<Operation<'/api/webhooks/{id}/test', 'post'>>['body']>} SendTestBody */
+/** @typedef {NonNullable<RequestOf<Operation<'/api/cli-sessions/{id}/logs', 'get'>>['query']>} CliLogQuery */
 
 export const api = {
   currentSession: () => call('get', '/api/session', {}),
@@ -212,4 +213,13 @@ export const api = {
    * @param {string} logId
    */
   resend: (id, logId) => call('post', '/api/webhooks/{id}/logs/{logId}/resend', { path: { id, logId } }),
+  /** The merchant's live `payments listen` sessions, newest first. */
+  cliSessions: () => call('get', '/api/cli-sessions', {}),
+  /**
+   * A page of what a listening session forwarded, newest first.
+   * @param {string} id
+   * @param {CliLogQuery} [query]
+   */
+  cliSessionLogs: (id, { cursor, limit = 20 } = {}) =>
+    call('get', '/api/cli-sessions/{id}/logs', { path: { id }, query: { limit, cursor } }),
 };

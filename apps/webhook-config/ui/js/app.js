@@ -1,6 +1,7 @@
 // @ts-check
 import { api, ApiError, session } from './api.js';
 import { $, h, render, toast } from './dom.js';
+import { cliSessionListView, cliSessionLogView } from './views/cli-sessions.js';
 import { eventCatalogView } from './views/event-catalog.js';
 import { signInView } from './views/sign-in.js';
 import { webhookDetailView } from './views/webhook-detail.js';
@@ -9,7 +10,8 @@ import { webhookListView } from './views/webhook-list.js';
 
 /**
  * The merchant backend: a small hash-routed app. #/ list · #/new create · #/webhooks/<id> detail ·
- * #/webhooks/<id>/edit edit · #/events the event catalog. Signed-out visitors see the sign-in form.
+ * #/webhooks/<id>/edit edit · #/events the event catalog · #/cli-sessions the live `payments listen` sessions ·
+ * #/cli-sessions/<id> one session's log. Signed-out visitors see the sign-in form.
  */
 const main = $('#main');
 let signedIn = false;
@@ -40,17 +42,30 @@ function showSignIn(notice) {
   });
 }
 
+/**
+ * @param {HTMLElement} link a navigation link
+ * @param {boolean} current whether it leads to the page shown
+ */
+function markCurrent(link, current) {
+  if (current) link.setAttribute('aria-current', 'page');
+  else link.removeAttribute('aria-current');
+}
+
 async function route() {
   if (!signedIn) return;
   const hash = location.hash || '#/';
   const detail = /^#\/webhooks\/([0-9a-f-]{36})$/.exec(hash);
   const edit = /^#\/webhooks\/([0-9a-f-]{36})\/edit$/.exec(hash);
-  const events = $('#nav-events');
-  if (hash === '#/events') events.setAttribute('aria-current', 'page');
-  else events.removeAttribute('aria-current');
+  const cliSession = /^#\/cli-sessions\/([0-9a-f-]{36})$/.exec(hash);
+  markCurrent($('#nav-events'), hash === '#/events');
+  markCurrent($('#nav-cli-sessions'), hash === '#/cli-sessions' || Boolean(cliSession));
   try {
     if (hash === '#/events') {
       await eventCatalogView(main);
+    } else if (hash === '#/cli-sessions') {
+      await cliSessionListView(main);
+    } else if (cliSession) {
+      await cliSessionLogView(main, { id: cliSession[1] });
     } else if (hash === '#/new') {
       await webhookFormView(main, {
         onSaved: (saved) => (

@@ -217,3 +217,34 @@ export function senderAddressAdvice(addresses) {
     addresses: [],
   };
 }
+
+/** What status 0 means for `payments listen`: the command line could not get an answer from the local URL. */
+const LOCAL_NO_RESPONSE = {
+  title: 'No response from your local server',
+  cause:
+    'The command line could not forward the event to your local URL: nothing listened on it, the connection was refused, or your server did not answer in time. The error below says which.',
+  remedy:
+    'Start your server on the port and path of --forward-to (or change --forward-to), then send a new sample with npx payments trigger. Answer quickly: reply 200 first, then do slow work afterwards.',
+};
+
+/**
+ * Explains what the local URL of a `payments listen` session answered (0 = no complete response): the webhook log's
+ * explanations of the status, with what to do locally (the command line never repeats an event, nothing can be
+ * resent: a new sample is triggered instead).
+ * @param {number} status
+ * @returns {StatusExplanation}
+ */
+export function explainForwardStatus(status) {
+  if (status === 0) return LOCAL_NO_RESPONSE;
+  const explanation = explainStatus(status);
+  if (status >= 200 && status < 300) {
+    return { ...explanation, cause: 'Your local server confirmed that it received the event.' };
+  }
+  return {
+    ...explanation,
+    remedy:
+      status >= 300 && status < 400
+        ? 'Point --forward-to at the final address (webhooks never follow redirects), then send a new sample with npx payments trigger.'
+        : 'Look at your local server’s log for the reason, fix your webhook handler, then send a new sample with npx payments trigger. Forwarded events are not repeated.',
+  };
+}

@@ -309,6 +309,80 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/cli/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a listening session (payments listen)
+     * @description The session gets the events of the key’s integration, as a webhook linked to it would, rendered in its version and content type and signed with its own secret; its command line receives them over the WebSocket `GET /api/cli/sessions/{id}/stream` (docs/cli-protocol.md).
+     */
+    post: operations['CliSessionController_start'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cli/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a sample event to the listening sessions (payments trigger)
+     * @description The catalog’s sample of the kind, with new ids and times, of the key’s integration: only that integration’s listening sessions that selected the kind receive it, no webhook.
+     */
+    post: operations['CliSessionController_trigger'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cli-sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The merchant’s live listening sessions (payments listen), newest first */
+    get: operations['CliSessionBackendController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cli-sessions/{id}/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What a listening session forwarded, and what the local URL answered; newest first */
+    get: operations['CliSessionBackendController_logs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -840,6 +914,129 @@ export interface components {
     EventCatalogDoc: {
       /** @description Every kind of event, in the order of the `events` setting. */
       data: components['schemas']['CatalogKindDoc'][];
+    };
+    StartCliSessionDto: {
+      /** @description The kinds of event to receive (default: all), as a webhook selects them. */
+      events?: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
+      /**
+       * @default 2026-08-20
+       * @enum {string}
+       */
+      version?: '2025-01-15' | '2026-08-20';
+      /**
+       * @default json
+       * @enum {string}
+       */
+      contentType?: 'json' | 'php-post';
+      /**
+       * @description The local URL the command line forwards to: shown in the backend only.
+       * @example http://localhost:4242/webhooks
+       */
+      forwardTo?: string;
+    };
+    CliSessionStartedDoc: {
+      /** Format: uuid */
+      id: string;
+      /** @description The session’s signing secret (`whsec_…`): every forwarded request is signed with it. */
+      secret: string;
+      /** Format: uuid */
+      merchantId: string;
+      /**
+       * Format: uuid
+       * @description The API key’s integration: the session gets its events.
+       */
+      integrationId: string;
+      events: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
+      /** @enum {string} */
+      version: '2025-01-15' | '2026-08-20';
+      /** @enum {string} */
+      contentType: 'json' | 'php-post';
+      forwardTo: string | null;
+      /** @description How long events wait for a command line that lost its connection. */
+      keepEventsSeconds: number;
+    };
+    TriggerCliEventDto: {
+      /**
+       * @example transaction
+       * @enum {string}
+       */
+      kind: 'transaction' | 'subscription' | 'payout' | 'webhook';
+    };
+    CliTriggeredDoc: {
+      /** Format: uuid */
+      eventId: string;
+      /** @enum {string} */
+      eventType:
+        | 'transaction.created'
+        | 'transaction.status_changed'
+        | 'subscription.created'
+        | 'subscription.renewed'
+        | 'subscription.payment_failed'
+        | 'subscription.cancelled'
+        | 'subscription.ended'
+        | 'payout.created'
+        | 'webhook.failing'
+        | 'webhook.disabled'
+        | 'webhook.enabled'
+        | 'webhook.recovered';
+      /** @description How many live sessions of the integration listen to this kind. */
+      sessions: number;
+    };
+    CliSessionDoc: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      integrationId: string;
+      events: ('transaction' | 'subscription' | 'payout' | 'webhook')[];
+      /** @enum {string} */
+      version: '2025-01-15' | '2026-08-20';
+      /** @enum {string} */
+      contentType: 'json' | 'php-post';
+      forwardTo: string | null;
+      /** @description Whether a command line is connected now. */
+      connected: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      lastSeenAt: string;
+    };
+    CliSessionListDoc: {
+      data: components['schemas']['CliSessionDoc'][];
+    };
+    CliSessionLogDoc: {
+      id: string;
+      /** @description The `webhook-id` it was sent with. */
+      webhookId: string;
+      /** Format: uuid */
+      eventId: string;
+      /** @enum {string} */
+      eventType:
+        | 'transaction.created'
+        | 'transaction.status_changed'
+        | 'subscription.created'
+        | 'subscription.renewed'
+        | 'subscription.payment_failed'
+        | 'subscription.cancelled'
+        | 'subscription.ended'
+        | 'payout.created'
+        | 'webhook.failing'
+        | 'webhook.disabled'
+        | 'webhook.enabled'
+        | 'webhook.recovered';
+      /** @description The transaction uuid, or the subscription, payout or webhook id. */
+      subjectId: string;
+      referenceId: string | null;
+      /** @description The local HTTP status; 0: no complete response (see error). */
+      status: number;
+      durationMs: number;
+      error: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    CliSessionLogPageDoc: {
+      data: components['schemas']['CliSessionLogDoc'][];
+      /** @description The cursor of the next (older) page; null: none. */
+      nextCursor?: string | null;
     };
   };
   responses: never;
@@ -2085,6 +2282,195 @@ export interface operations {
       };
       /** @description The service is shutting down, or the database is unavailable or did not answer within `DATABASE_STATEMENT_TIMEOUT` (10 s by default); `Retry-After` says when to try again. */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  CliSessionController_start: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartCliSessionDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CliSessionStartedDoc'];
+        };
+      };
+      /** @description Invalid input: a wrong type, an unknown field, an out-of-range value, a bad cursor. `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description No API key, a malformed one, or one no integration has (`urn:problem:api-key`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The integration has 100 live sessions (`urn:problem:too-many-cli-sessions`). */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The message broker did not take the session’s queue in time. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  CliSessionController_trigger: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TriggerCliEventDto'];
+      };
+    };
+    responses: {
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CliTriggeredDoc'];
+        };
+      };
+      /** @description Invalid input: a wrong type, an unknown field, an out-of-range value, a bad cursor. `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description No API key, a malformed one, or one no integration has (`urn:problem:api-key`). */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description The message broker did not confirm the event in time. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  CliSessionBackendController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CliSessionListDoc'];
+        };
+      };
+      /** @description Not signed in, or the session has ended. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+    };
+  };
+  CliSessionBackendController_logs: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CliSessionLogPageDoc'];
+        };
+      };
+      /** @description Invalid input: a wrong type, an unknown field, an out-of-range value, a bad cursor. `errors` names each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description Not signed in, or the session has ended. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDoc'];
+        };
+      };
+      /** @description Not found: no such id among the signed-in merchant's (another merchant's ids and malformed ids answer alike). */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey } from '#domain';
-import { AmqpClient, cliSessionQueue, EXCHANGES, publishPlatformEvent } from '#messaging';
+import { AmqpClient, cliSessionQueue, publishPlatformEvent } from '#messaging';
 import { dataSourceOptions, WEBHOOK_CONFIG_DATABASE } from '#persistence';
 import { SecretCipher } from '#platform';
 import { appTestEnv, insertMerchant, testEnv, transactionEvent, waitFor } from '#testing';

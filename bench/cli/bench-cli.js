@@ -22,6 +22,8 @@ const START_BATCH = Number(process.env.BENCH_START_BATCH ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 20);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const GAP = Number(process.env.BENCH_GAP ?? 50);
+/** Sessions started and never connected (their queues and bindings exist) while the forward phase runs. */
+const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? 2_000);
 const TOKEN = 'bench-platform-token-0123456789';
 const API_PORT = 3961;
 const CONFIG_PORT = 3962;
@@ -39,7 +41,7 @@ const { Pool: HttpPool } = await import('undici');
 const infra = await freshInfrastructure('cli');
 const results = {
   machine: { cores: (await import('node:os')).cpus().length, node: process.version },
-  settings: { SESSIONS, START_BATCH, RATE, SECONDS, GAP },
+  settings: { SESSIONS, START_BATCH, RATE, SECONDS, GAP, IDLE_SESSIONS },
   date: new Date().toISOString(),
 };
 const children = [];
@@ -224,6 +226,18 @@ try {
   console.log('start (spawn → ready line, ms):', JSON.stringify(results.start));
 
   // ---- 2. forward ----------------------------------------------------------------------------------------------------
+  // The platform's other developers: IDLE_SESSIONS sessions (100 per integration, the most one may have) whose
+  // command lines are away — every one a queue bound on payments.events, 8 bindings each.
+  const idleStarted = now();
+  for (let i = 0; i < IDLE_SESSIONS; i += 100) {
+    const integration = await platform(`/internal/merchants/${shop.id}/integrations`, { name: `idle ${i}` });
+    const starts = [];
+    for (let j = i; j < Math.min(IDLE_SESSIONS, i + 100); j += 1) {
+      starts.push(backend('/api/cli/sessions', {}, { authorization: `Bearer ${integration.apiKey}` }));
+    }
+    await Promise.all(starts);
+  }
+  results.idleSessions = { count: IDLE_SESSIONS, startedInMs: round(now() - idleStarted) };
   await traffic(3, true); // warm up
   await sleep(1_000);
   await ask('arrivals');

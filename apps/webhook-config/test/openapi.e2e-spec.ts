@@ -70,11 +70,12 @@ describe('OpenAPI (e2e over HTTP)', () => {
     expect(options.events).toEqual(EVENT_KIND_OPTIONS.map((option) => ({ ...option })));
   });
 
-  it('asks each route for what its guard checks: cookie, cookie + CSRF header, platform token, or nothing', () => {
+  it('asks each route for what its guard checks: cookie, cookie + CSRF header, platform token, API key, or nothing', () => {
     expect(doc.components.securitySchemes).toMatchObject({
       session: { type: 'apiKey', in: 'cookie', name: 'wc_session' },
       csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token' },
       platform: { type: 'http', scheme: 'bearer' },
+      apiKey: { type: 'http', scheme: 'bearer' },
     });
     const security: Record<string, unknown> = {};
     for (const [path, operations] of Object.entries(doc.paths)) {
@@ -89,9 +90,12 @@ describe('OpenAPI (e2e over HTTP)', () => {
       'patch /api/webhooks/{id}': [{ session: [], csrf: [] }],
       'post /api/webhooks/{id}/secret/rotate': [{ session: [], csrf: [] }],
       'post /internal/merchants/{merchantId}/users': [{ platform: [] }],
+      // The payments command line's: the merchant's API key, no cookie (so no CSRF token either).
+      'post /api/cli/sessions': [{ apiKey: [] }],
+      'post /api/cli/trigger': [{ apiKey: [] }],
     });
     for (const [route, requirements] of Object.entries(security)) {
-      if (!route.includes(' /api/') || route === 'post /api/session') continue;
+      if (!route.includes(' /api/') || route === 'post /api/session' || route.includes(' /api/cli/')) continue;
       const csrf = !route.startsWith('get ');
       expect([route, requirements]).toEqual([route, [csrf ? { session: [], csrf: [] } : { session: [] }]]);
     }
@@ -149,6 +153,14 @@ describe('OpenAPI (e2e over HTTP)', () => {
     );
     check('get', '/api/webhooks', await call(running.baseUrl, 'GET', '/api/webhooks'));
     check('get', '/webhook-sender-addresses', await call(running.baseUrl, 'GET', '/webhook-sender-addresses'));
+    check('get', '/api/cli-sessions', await client.get('/api/cli-sessions'));
+    check('get', '/api/cli-sessions/{id}/logs', await client.get(`/api/cli-sessions/${id}/logs`));
+    check('post', '/api/cli/sessions', await call(running.baseUrl, 'POST', '/api/cli/sessions', { body: {} }));
+    check(
+      'post',
+      '/api/cli/trigger',
+      await call(running.baseUrl, 'POST', '/api/cli/trigger', { body: { kind: 'payout' } }),
+    );
 
     expect(checked).toEqual([
       'post /internal/merchants/{merchantId}/users 400',
@@ -170,6 +182,10 @@ describe('OpenAPI (e2e over HTTP)', () => {
       'delete /api/webhooks/{id} 403',
       'get /api/webhooks 401',
       'get /webhook-sender-addresses 200',
+      'get /api/cli-sessions 200',
+      'get /api/cli-sessions/{id}/logs 404',
+      'post /api/cli/sessions 401',
+      'post /api/cli/trigger 401',
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { EventKind } from './event-kinds.js';
+import type { EventKind, PlatformEventType } from './event-kinds.js';
 import type { WebhookSubject } from './webhook-version.js';
 
 /** The subject of an event of kind `K`. */
@@ -116,3 +116,11 @@ const AS_EVENT: { readonly [K in EventKind]: (event: SampleEvent) => SubjectOf<K
 export function sampleSubjectOf<K extends EventKind>(kind: K, event: SampleEvent): SubjectOf<K> {
   return AS_EVENT[kind](event);
 }
+
+/** The event type each kind's sample is sent as where one is needed (`payments trigger`): what the sample shows. */
+export const SAMPLE_EVENT_TYPES: { readonly [K in EventKind]: Extract<PlatformEventType, `${K}.${string}`> } = {
+  transaction: 'transaction.created',
+  subscription: 'subscription.renewed',
+  payout: 'payout.created',
+  webhook: 'webhook.disabled',
+};

@@ -12,7 +12,15 @@ import {
 } from './data-source.options.js';
 
 /** The rows others refer to. */
-type Ids = { merchant: string; webhook: string; delivery: string; user: string; notice: string; recover: string };
+type Ids = {
+  merchant: string;
+  webhook: string;
+  delivery: string;
+  user: string;
+  notice: string;
+  recover: string;
+  cliSession: string;
+};
 /** The tables of the rows others refer to. */
 const REFERRED: Record<string, keyof Ids> = {
   merchant: 'merchant',
@@ -21,6 +29,7 @@ const REFERRED: Record<string, keyof Ids> = {
   backend_user: 'user',
   webhook_notice: 'notice',
   webhook_recover: 'recover',
+  cli_session: 'cliSession',
 };
 /** A new row's id: the one others are told to refer to, or a new one. */
 const idOf = (table: string, ids: Ids) => (REFERRED[table] ? ids[REFERRED[table]] : randomUUID());
@@ -117,6 +126,18 @@ const ROWS: Record<
     insert: `INSERT INTO operational_event (id, merchant_id, webhook_id, type, payload)
              VALUES ($1, $2, $3, 'webhook.enabled', '{}')`,
     values: (id, ids) => [id, ids.merchant, ids.webhook],
+  },
+  cli_session: {
+    key: 'id',
+    insert: `INSERT INTO cli_session (id, merchant_id, integration_id, events, version, content_type, secret_ciphertext)
+             VALUES ($1, $2, $2, '{transaction}', '2026-08-20', 'json', '\\x00')`,
+    values: (id, ids) => [id, ids.merchant],
+  },
+  cli_session_log: {
+    key: 'webhook_id',
+    insert: `INSERT INTO cli_session_log (session_id, webhook_id, event_id, event_type, subject_id, status, duration_ms)
+             VALUES ($2, $1, gen_random_uuid(), 'transaction.created', 'x', 200, 1)`,
+    values: (id, ids) => [id, ids.cliSession],
   },
   recover_reported: {
     key: 'recover_id',
@@ -215,6 +236,8 @@ const APPS: Array<{ app: string; database: AppDatabaseRole; tables: string[]; re
       'notice_email',
       'operational_event',
       'recover_reported',
+      'cli_session',
+      'cli_session_log',
     ],
     reads: [
       'delivery.webhook_delivery_for_webhook_config',
@@ -284,6 +307,7 @@ describe('database roles (real PostgreSQL)', () => {
     user: randomUUID(),
     notice: randomUUID(),
     recover: randomUUID(),
+    cliSession: randomUUID(),
   };
   const sessions = new Map<string, DataSource>();
 

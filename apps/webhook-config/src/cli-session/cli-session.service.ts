@@ -4,6 +4,7 @@ import {
   EVENT_KINDS,
   generateWebhookSecret,
   LATEST_WEBHOOK_VERSION,
+  SAMPLE_EVENT_TYPES,
   sampleSubjectOf,
   type EventKind,
   type PlatformEventType,
@@ -22,14 +23,6 @@ import type { StartCliSessionDto } from './dtos/start-cli-session.dto.js';
 export const MAX_LIVE_SESSIONS = 100;
 /** How long the broker has to take a session's queue or a sample event. */
 const BROKER_TIMEOUT_MS = 5_000;
-
-/** The event type of each kind's sample (`payments trigger`): the catalog's sample subject as that event. */
-const TRIGGER_TYPES: { readonly [K in EventKind]: PlatformEventType } = {
-  transaction: 'transaction.created',
-  subscription: 'subscription.renewed',
-  payout: 'payout.created',
-  webhook: 'webhook.disabled',
-};
 
 export interface CliSessionStarted {
   id: string;
@@ -113,7 +106,7 @@ export class CliSessionService {
     const event: PlatformEvent = {
       v: 1,
       id: eventId,
-      type: TRIGGER_TYPES[kind],
+      type: SAMPLE_EVENT_TYPES[kind],
       category: kind,
       merchantId: principal.merchantId,
       integrationId: principal.integrationId,

@@ -117,6 +117,18 @@ try {
     if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${await response.body.text()}`);
     return response.body.json();
   };
+  /** A payment recorded through the platform API (its event goes out when the API answers). */
+  const record = (merchantId, integrationId) =>
+    platform('/internal/transactions', {
+      merchantId,
+      integrationId,
+      status: 'waiting',
+      psp: 'bench',
+      type: 'e-commerce',
+      paymentMethod: 'visa',
+      amount: 100,
+      currency: 'CHF',
+    });
   const configPool = new HttpPool(`http://127.0.0.1:${CONFIG_PORT}`, { connections: 4 });
   const backend = async (path, body, headers = {}) => {
     const response = await configPool.request({
@@ -154,16 +166,7 @@ try {
   async function traffic(seconds, sessions) {
     const answered = new Map(); // uuid → [answer time, integration index or -1]
     const payment = async (merchantId, integrationId, index) => {
-      const { uuid } = await platform('/internal/transactions', {
-        merchantId,
-        integrationId,
-        status: 'waiting',
-        psp: 'bench',
-        type: 'e-commerce',
-        paymentMethod: 'visa',
-        amount: 100,
-        currency: 'CHF',
-      });
+      const { uuid } = await record(merchantId, integrationId);
       answered.set(uuid, [now(), index]);
     };
     const started = now();
@@ -250,16 +253,7 @@ try {
   const gap = new Map();
   for (let i = 0; i < GAP; i += 1) {
     const index = i % integrations.length;
-    const { uuid } = await platform('/internal/transactions', {
-      merchantId: shop.id,
-      integrationId: integrations[index].id,
-      status: 'waiting',
-      psp: 'bench',
-      type: 'e-commerce',
-      paymentMethod: 'visa',
-      amount: 100,
-      currency: 'CHF',
-    });
+    const { uuid } = await record(shop.id, integrations[index].id);
     gap.set(uuid, index);
   }
   config = startApp('webhook-config', { ...env, WEBHOOK_CONFIG_PORT: String(CONFIG_PORT) });

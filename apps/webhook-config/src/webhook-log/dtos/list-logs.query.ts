@@ -1,17 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { PageLimit } from '../../http/page-limit.decorator.js';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '#domain';
 import { LOG_OUTCOMES, type LogOutcome } from '#persistence';
 
 /** `GET /api/webhooks/{id}/logs?limit=&cursor=&outcome=&eventType=&subject=&referenceId=`; the filters combine. */
 export class ListLogsQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be a whole number from 1 to 100' })
-  @Min(1, { message: 'limit must be a whole number from 1 to 100' })
-  @Max(100, { message: 'limit must be a whole number from 1 to 100' })
+  @PageLimit()
   limit?: number;
 
   @ApiPropertyOptional({ description: 'nextCursor of the previous page' })

@@ -45,6 +45,32 @@ function autoRefresh(element, refresh) {
 }
 
 /**
+ * A "Refresh" button: runs `reload` now, disabled meanwhile; a failure is a toast.
+ * @param {() => Promise<void>} reload
+ */
+function refreshButtonFor(reload) {
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button button-secondary',
+      onclick: async () => {
+        button.disabled = true;
+        try {
+          await reload();
+        } catch (error) {
+          toast(/** @type {Error} */ (error).message);
+        } finally {
+          button.disabled = false;
+        }
+      },
+    },
+    'Refresh',
+  );
+  return button;
+}
+
+/**
  * The connected badge of a session.
  * @param {CliSession} session
  */
@@ -177,24 +203,7 @@ export async function cliSessionListView(main) {
     draw();
   }
 
-  const refreshButton = h(
-    'button',
-    {
-      type: 'button',
-      class: 'button button-secondary',
-      onclick: async () => {
-        refreshButton.disabled = true;
-        try {
-          await reload();
-        } catch (error) {
-          toast(/** @type {Error} */ (error).message);
-        } finally {
-          refreshButton.disabled = false;
-        }
-      },
-    },
-    'Refresh',
-  );
+  const refreshButton = refreshButtonFor(() => reload());
 
   draw();
   render(
@@ -378,24 +387,7 @@ export async function cliSessionLogView(main, { id }) {
     drawEntries();
   }
 
-  const refreshButton = h(
-    'button',
-    {
-      type: 'button',
-      class: 'button button-secondary',
-      onclick: async () => {
-        refreshButton.disabled = true;
-        try {
-          await reload(true);
-        } catch (error) {
-          toast(/** @type {Error} */ (error).message);
-        } finally {
-          refreshButton.disabled = false;
-        }
-      },
-    },
-    'Refresh',
-  );
+  const refreshButton = refreshButtonFor(() => reload(true));
 
   drawSession();
   drawEntries();

@@ -222,6 +222,9 @@ describe('payments listen and trigger (e2e: the command line against the apps as
     expect(receiver.to('/hook')).toHaveLength(1); // the sample went to the sessions only
     expect(receiver.to('/subscriptions')).toEqual([]);
 
+    // Operators see the connected command lines of each webhook-config process.
+    expect(await (await fetch(`${config.baseUrl}/metrics`)).text()).toMatch(/^cli_session_connections 2$/m);
+
     // The backend lists the session as connected, with its log (searchable by the order's reference).
     const sessions = await call(config.baseUrl, 'GET', '/api/cli-sessions', undefined, backend);
     expect(sessions.status).toBe(200);

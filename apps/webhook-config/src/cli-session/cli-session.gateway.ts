@@ -11,7 +11,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { isWebhookContentType, isWebhookVersion } from '#domain';
 import { CLI_SESSION_KEEP_MS } from '#messaging';
-import { DomainException, SecretCipher } from '#platform';
+import { DomainException, PlatformMetrics, SecretCipher } from '#platform';
+import { Gauge } from 'prom-client';
 import { CliKeyLookup } from './cli-key.lookup.js';
 import { CLOSE, CliSessionConnection } from './cli-session.connection.js';
 import { CliSessionQueues } from './cli-session.queues.js';
@@ -54,7 +55,18 @@ export class CliSessionGateway implements OnApplicationBootstrap, OnModuleDestro
     private readonly sessions: CliSessionRepository,
     private readonly queues: CliSessionQueues,
     private readonly cipher: SecretCipher,
-  ) {}
+    platform: PlatformMetrics,
+  ) {
+    const connections = this.connections;
+    new Gauge({
+      name: 'cli_session_connections',
+      help: 'payments listen command lines connected to this webhook-config process (sum over the processes)',
+      registers: [platform.registry],
+      collect() {
+        this.set(connections.size);
+      },
+    });
+  }
 
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateApiKey, hashApiKey } from '#domain';
 import { waitFor } from '#testing';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { openBrowser, type Browser } from './support/browser.js';
 import { WebSocket } from 'ws';
 import {
   call,
@@ -21,7 +21,6 @@ import {
   startApp,
 } from './support/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const FORWARD_TO = 'http://localhost:4242/webhooks';
 const REFUSED = 'connect ECONNREFUSED 127.0.0.1:4242';
 /**
@@ -42,8 +41,7 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
   let client: Client;
   let email: string;
   let apiKey: string;
-  let profile: string;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
   let socket: WebSocket | undefined;
   const frames: Json[] = [];
@@ -54,11 +52,6 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
     call(running.baseUrl, method, path, { body, headers: { authorization: `Bearer ${apiKey}` } });
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (never download a browser).`,
-      );
-    }
     running = await startApp();
     const {
       merchantId,
@@ -76,32 +69,13 @@ describe('the CLI sessions page in Chromium (e2e)', () => {
       ? DOCS_SCREENSHOTS
       : await mkdtemp(join(tmpdir(), 'webhook-config-cli-screenshots-'));
     await mkdir(screenshots, { recursive: true });
-    profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-cli-sessions-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-      locale: 'en-GB',
-      timezoneId: 'Europe/Zurich',
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(10_000);
+    browser = await openBrowser('ui-cli-sessions', { viewport: { width: 1280, height: 900 } });
+    ({ page } = browser);
   }, 60_000);
 
   afterAll(async () => {
     socket?.terminate();
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
     if (screenshots && !UPDATE_SCREENSHOTS) await rm(screenshots, { recursive: true, force: true });
     await running?.close();
   }, 30_000);

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { EVENT_KINDS, WEBHOOK_VERSIONS } from '#domain';
 import { EXCHANGES } from '#messaging';
 import { waitFor } from '#testing';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { openBrowser, type Browser } from './support/browser.js';
 import { AmqpTap } from './support/amqp-tap.js';
 import {
   createUser,
@@ -19,7 +16,6 @@ import {
   startApp,
 } from './support/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** A local port the settings accept and nothing listens on: a dispatcher (another file's) fails such attempts at once. */
 const CLOSED_PORT_URL = 'http://127.0.0.1:1024/webhook';
 
@@ -34,17 +30,11 @@ describe('the Events page in Chromium (e2e)', () => {
   let client: Client;
   let email: string;
   let commands: AmqpTap;
-  let profile: string;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
   const webhooks: Record<string, string> = {};
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (never download a browser).`,
-      );
-    }
     running = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     const { merchantId } = await seedMerchant(running.db);
     email = await createUser(running.baseUrl, merchantId);
@@ -59,31 +49,12 @@ describe('the Events page in Chromium (e2e)', () => {
     }
     commands = await AmqpTap.bind(EXCHANGES.commands, '#');
 
-    profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-events-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-      locale: 'en-GB',
-      timezoneId: 'Europe/Zurich',
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(10_000);
+    browser = await openBrowser('ui-events', { viewport: { width: 1280, height: 900 } });
+    ({ page } = browser);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
     await commands?.close();
     await running?.close();
   }, 30_000);

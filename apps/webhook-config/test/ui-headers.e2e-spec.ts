@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { appTestEnv, waitFor } from '#testing';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { openBrowser, type Browser } from './support/browser.js';
 import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
 import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from './support/harness.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Custom headers in Chromium (CONTRACT §5–6, issue #34): a merchant adds a header, sees it only masked, sends a test
@@ -25,16 +20,14 @@ describe('merchant backend UI: custom headers (Chromium, e2e)', () => {
   let dispatcher: INestApplication;
   let shop: Server;
   const received: IncomingHttpHeaders[] = [];
-  let context: BrowserContext;
   let page: Page;
-  let profile: string;
+  let browser: Browser | undefined;
   let email: string;
   let url: string;
   const first = `key-${randomUUID()}-AB12`;
   const second = `key-${randomUUID()}-CD34`;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium`);
     app = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     const { merchantId } = await seedMerchant(app.db);
     email = await createUser(app.baseUrl, merchantId);
@@ -51,21 +44,12 @@ describe('merchant backend UI: custom headers (Chromium, e2e)', () => {
       loadWebhookDispatcherConfig(appTestEnv({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_DISPATCHER_PORT: '0' })),
     );
     await dispatcher.init();
-    profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-headers-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      locale: 'en-GB',
-      timezoneId: 'Europe/Zurich',
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
+    browser = await openBrowser('ui-headers', { timeoutMs: 15_000 });
+    ({ page } = browser);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
     await dispatcher?.close();
     await new Promise((resolve) => shop?.close(resolve));
     await app?.close();

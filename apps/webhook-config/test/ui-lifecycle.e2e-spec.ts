@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AmqpClient, EXCHANGES, type PlatformEvent } from '#messaging';
 import { appTestEnv, testEnv, transactionEvent, waitFor } from '#testing';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { openBrowser, type Browser } from './support/browser.js';
 import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
 import { createUser, PASSWORD, type RunningApp, seedMerchant, startApp } from './support/harness.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /** A payment recorded by the platform, as the outbox publishes it: order `referenceId`. */
 const paymentEvent = (merchantId: string, integrationId: string, referenceId: string): PlatformEvent =>
@@ -33,16 +28,14 @@ describe('merchant backend UI: failing → disabled → enabled → recovered (C
   const received: string[] = [];
   /** The path of each request the shop received. */
   const paths: string[] = [];
-  let context: BrowserContext;
   let page: Page;
-  let profile: string;
+  let browser: Browser | undefined;
   let merchantId: string;
   let integrationId: string;
   let email: string;
   let url: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium`);
     app = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     ({
       merchantId,
@@ -72,21 +65,12 @@ describe('merchant backend UI: failing → disabled → enabled → recovered (C
     await dispatcher.init();
     amqp = new AmqpClient({ url: testEnv().amqpUrl, name: 'test-platform-events', topology: { retryDelaysMs: [] } });
     await amqp.waitForConnect();
-    profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-lifecycle-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      locale: 'en-GB',
-      timezoneId: 'Europe/Zurich',
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
+    browser = await openBrowser('ui-lifecycle', { timeoutMs: 15_000 });
+    ({ page } = browser);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
     await amqp?.close();
     await dispatcher?.close();
     await new Promise((resolve) => shop?.close(resolve));

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appTestEnv, WebhookBodyChecks } from '#testing';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { openBrowser, type Browser } from './support/browser.js';
 import { Webhook } from 'standardwebhooks';
 import { loadWebhookDispatcherConfig } from '../../webhook-dispatcher/src/config/webhook-dispatcher.config.js';
 import { createWebhookDispatcherApp } from '../../webhook-dispatcher/src/webhook-dispatcher.app.js';
@@ -19,13 +19,6 @@ import { EVENT_KINDS } from '#domain';
 /** The kinds of event as the problems list them. */
 const KINDS = EVENT_KINDS.join(', ');
 
-/**
- * The merchant backend in a real browser (Chromium via playwright-core), against two webhook-config
- * processes sharing one database: a strict one (WEBHOOK_ALLOW_PRIVATE_TARGETS=false, as in production) that
- * must refuse a loopback URL, and a permissive one that lets the webhook point at a local receiver. The real
- * dispatcher runs in-process and delivers to that receiver.
- */
-const CHROMIUM = '/usr/bin/chromium';
 /**
  * The screenshots the README shows. The test writes them there only with UPDATE_SCREENSHOTS=1
  * (`UPDATE_SCREENSHOTS=1 npx nx run webhook-config:test -- ui.e2e`); otherwise into a temporary directory removed
@@ -72,13 +65,19 @@ async function startReceiver(): Promise<{
   return { server, url: `http://127.0.0.1:${port}/shop/webhooks/payments`, received, bodies };
 }
 
+/**
+ * The merchant backend in a real browser (Chromium via playwright-core), against two webhook-config
+ * processes sharing one database: a strict one (WEBHOOK_ALLOW_PRIVATE_TARGETS=false, as in production) that
+ * must refuse a loopback URL, and a permissive one that lets the webhook point at a local receiver. The real
+ * dispatcher runs in-process and delivers to that receiver.
+ */
 describe('merchant backend UI in Chromium (e2e)', () => {
   let strict: RunningApp;
   let permissive: RunningApp;
   let dispatcher: INestApplication | undefined;
   let dispatcherProblem: unknown;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let profile: string;
+  let browser: Browser | undefined;
   let context: BrowserContext;
   let page: Page;
   let email: string;
@@ -87,11 +86,6 @@ describe('merchant backend UI in Chromium (e2e)', () => {
   let screenshots: string | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium (never download a browser).`,
-      );
-    }
     screenshots = UPDATE_SCREENSHOTS ? DOCS_SCREENSHOTS : await mkdtemp(join(tmpdir(), 'webhook-config-screenshots-'));
     await mkdir(screenshots, { recursive: true });
     strict = await startApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
@@ -115,32 +109,13 @@ describe('merchant backend UI in Chromium (e2e)', () => {
       dispatcherProblem = error; // reported by the delivery test; the rest of the UI is still tested
     }
 
-    profile = await mkdtemp(join(tmpdir(), 'webhook-config-ui-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: DESKTOP,
-      locale: 'en-GB',
-      timezoneId: 'Europe/Zurich',
-    });
+    browser = await openBrowser('ui', { viewport: DESKTOP });
+    ({ context, page } = browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(10_000);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
     if (screenshots && !UPDATE_SCREENSHOTS) await rm(screenshots, { recursive: true, force: true });
     await dispatcher?.close();
     await new Promise((resolve) => receiver?.server.close(resolve));

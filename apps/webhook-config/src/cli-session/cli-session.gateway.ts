@@ -107,6 +107,7 @@ export class CliSessionGateway implements OnApplicationBootstrap, OnModuleDestro
       ws.close(CLOSE.notFound, 'No such live session: it ended, or it is not of this API key’s integration.');
       return;
     }
+    if (ws.readyState !== ws.OPEN) return; // gone while the key and the session were checked
     const connection = new CliSessionConnection(
       session.id,
       session.merchantId,
@@ -121,22 +122,28 @@ export class CliSessionGateway implements OnApplicationBootstrap, OnModuleDestro
       this.logger,
     );
     this.connections.add(connection);
-    let ended = false;
+    let attaching: Promise<void> = Promise.resolve();
     ws.on('close', (code) => {
       // Only the command line ends its session (Ctrl+C: 1000), not the echo of a close the server began.
-      ended = code === CLOSE.normal && !connection.closedByServer;
+      const ended = code === CLOSE.normal && !connection.closedByServer;
       this.connections.delete(connection);
-      void connection
-        .detach()
+      // A connection that closes while its consumer is being set up stops that consumer once it is there.
+      void attaching
+        .catch(() => undefined)
+        .then(() => connection.detach())
         .then(() => this.sessions.disconnected(session.id, ended))
         .catch((error: Error) => this.logger.warn(`listening session ${session.id}: ${error.message}`));
     });
-    try {
-      const awaySince = await this.sessions.connected(session.id);
-      await connection.attach(
-        (onMessage, onReady) => this.queues.consume(session, onMessage, onReady),
-        droppedNotice(awaySince, new Date()),
+    attaching = this.sessions
+      .connected(session.id)
+      .then((awaySince) =>
+        connection.attach(
+          (onMessage, onReady) => this.queues.consume(session, onMessage, onReady),
+          droppedNotice(awaySince, new Date()),
+        ),
       );
+    try {
+      await attaching;
       this.logger.log({ msg: `listening session ${session.id} connected`, merchantId: session.merchantId });
     } catch (error) {
       this.logger.warn(`listening session ${session.id} could not start: ${(error as Error).message}`);

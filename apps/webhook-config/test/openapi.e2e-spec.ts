@@ -145,7 +145,11 @@ describe('OpenAPI (e2e over HTTP)', () => {
     check('post', '/api/webhooks/{id}/test', await client.post(`/api/webhooks/${id}/test`));
     check('post', '/api/webhooks/{id}/test', await client.post(`/api/webhooks/${id}/test`, { eventType: 'payout' }));
     check('get', '/api/webhooks/{id}/logs', await client.get(`/api/webhooks/${id}/logs`));
-    check('get', '/api/webhooks/{id}', await client.get(`/api/webhooks/${id.replace(/.$/, '0')}`));
+    check(
+      'get',
+      '/api/webhooks/{id}',
+      await client.get(`/api/webhooks/${id.replace(/.$/, (last) => (last === '0' ? '1' : '0'))}`),
+    );
     check(
       'delete',
       '/api/webhooks/{id}',

@@ -1,10 +1,24 @@
 import { randomUUID } from 'node:crypto';
+import type { AmqpClient } from '#messaging';
+import { PlatformMetrics } from '#platform';
 import { uuidV7At } from '#testing';
 import type { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../src/common/database-retry.js';
+import type { WebhookDispatcherConfig } from '../src/config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter, type AttemptRecord } from '../src/delivery/delivery-log.writer.js';
+import { DeliveryWaitRepository } from '../src/delivery/delivery-wait.repository.js';
+import { DeliveryAttempt } from '../src/delivery/delivery.attempt.js';
+import { DeliveryGate } from '../src/delivery/delivery.gate.js';
+import { DeliveryPublisher } from '../src/delivery/delivery.publisher.js';
 import { DeliveryRepository } from '../src/delivery/delivery.repository.js';
+import { DeliveryService } from '../src/delivery/delivery.service.js';
+import { HttpSender } from '../src/delivery/http.sender.js';
+import { SupersededRepository } from '../src/delivery/superseded.repository.js';
+import { WebhookRateLimiter } from '../src/delivery/webhook-rate.limiter.js';
+import { DispatcherMetrics } from '../src/metrics/dispatcher.metrics.js';
+import { RecoverStates } from '../src/recover/recover-state.cache.js';
 import { RecoverRepository } from '../src/recover/recover.repository.js';
+import type { WebhookCache } from '../src/webhook/webhook.cache.js';
 import type { WebhookHealthMonitor } from '../src/webhook-health/webhook-health.monitor.js';
 import { WebhookHealthRepository } from '../src/webhook-health/webhook-health.repository.js';
 
@@ -62,4 +76,41 @@ export function attemptRecord(
     manual: false,
     ...overrides,
   };
+}
+
+/**
+ * The delivery service as the dispatcher wires it (gate, rate limiter, superseded repeats, recovers' states, the
+ * attempt with its real HTTP sender and publisher) on `db` and `amqp`, with the webhooks from `cache` and the log
+ * written by `log`.
+ */
+export function deliveryService(
+  config: WebhookDispatcherConfig,
+  db: DataSource,
+  amqp: AmqpClient,
+  cache: WebhookCache,
+  log: DeliveryLogWriter,
+  retry = new DatabaseRetry(),
+): DeliveryService {
+  const metrics = new DispatcherMetrics(new PlatformMetrics());
+  const waits = new DeliveryWaitRepository(db, retry);
+  const publisher = new DeliveryPublisher(amqp, config);
+  const gate = new DeliveryGate(
+    log,
+    waits,
+    metrics,
+    new WebhookRateLimiter(db, retry),
+    new SupersededRepository(db, retry),
+    new RecoverStates(new RecoverRepository(db, retry)),
+    cache,
+  );
+  return new DeliveryService(
+    config,
+    cache,
+    deliveryRepository(db, retry),
+    new DeliveryAttempt(config, new HttpSender(config), log, publisher, waits, metrics),
+    gate,
+    log,
+    publisher,
+    metrics,
+  );
 }

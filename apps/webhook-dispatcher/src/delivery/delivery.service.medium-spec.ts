@@ -4,27 +4,16 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { generateWebhookSecret } from '#domain';
 import { AmqpClient, type DeliveryMessage, type DeliverySnapshot } from '#messaging';
-import { PlatformMetrics } from '#platform';
 import { appTestEnv, insertDelivery, insertMerchant, insertWebhook, waitFor } from '#testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
-import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
-import { RecoverStates } from '../recover/recover-state.cache.js';
-import { RecoverRepository } from '../recover/recover.repository.js';
 import type { SigningWebhook, WebhookCache } from '../webhook/webhook.cache.js';
-import { DeliveryAttempt } from './delivery.attempt.js';
-import { DeliveryGate } from './delivery.gate.js';
 import type { DeliveryLogWriter } from './delivery-log.writer.js';
-import { DeliveryPublisher } from './delivery.publisher.js';
 import { DeliveryService } from './delivery.service.js';
-import { DeliveryWaitRepository } from './delivery-wait.repository.js';
-import { HttpSender } from './http.sender.js';
-import { SupersededRepository } from './superseded.repository.js';
-import { WebhookRateLimiter } from './webhook-rate.limiter.js';
 import { dispatcherSpecInfrastructure, type DispatcherSpecBroker } from '../../test/spec-infrastructure.js';
-import { deliveryLogWriter, deliveryRepository } from '../../test/attempt-record.fixture.js';
+import { deliveryLogWriter, deliveryService } from '../../test/attempt-record.fixture.js';
 
 interface Received {
   path: string;
@@ -75,30 +64,9 @@ describe('DeliveryService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     infra = await dispatcherSpecInfrastructure('delivery-service', { poolSize: 6, topology: config.topology });
     ({ admin, db, amqp } = infra);
     const retry = new DatabaseRetry();
-    const metrics = new DispatcherMetrics(new PlatformMetrics());
     // Health reports are not what this suite is about: nobody is told.
     log = deliveryLogWriter(db, retry);
-    const waits = new DeliveryWaitRepository(db, retry);
-    const publisher = new DeliveryPublisher(amqp, config);
-    const gate = new DeliveryGate(
-      log,
-      waits,
-      metrics,
-      new WebhookRateLimiter(db, retry),
-      new SupersededRepository(db, retry),
-      new RecoverStates(new RecoverRepository(db, retry)),
-      cache,
-    );
-    service = new DeliveryService(
-      config,
-      cache,
-      deliveryRepository(db, retry),
-      new DeliveryAttempt(config, new HttpSender(config), log, publisher, waits, metrics),
-      gate,
-      log,
-      publisher,
-      metrics,
-    );
+    service = deliveryService(config, db, amqp, cache, log, retry);
     merchantId = await insertMerchant(admin);
   });
   afterAll(async () => {

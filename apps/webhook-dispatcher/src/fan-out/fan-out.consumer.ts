@@ -8,7 +8,8 @@ import { FanOutService } from './fan-out.service.js';
 const EVENT_PREFETCH = 64;
 
 /**
- * Consumes `dispatcher.events`; an event is acked only after all its delivery messages are confirmed. An event that is
+ * Consumes `dispatcher.events`; an event is acked only after each of its deliveries' first attempts is logged or
+ * handed over to a confirmed message (FanOutService). An event that is
  * not a platform event of a known version is parked in `dispatcher.events.parked`, with its reason.
  */
 @Injectable()
@@ -39,7 +40,7 @@ export class FanOutConsumer implements OnApplicationBootstrap {
             message,
             () => ({ 'event.id': id, 'event.type': type }),
             async (span) => {
-              const deliveries = await this.fanOut.fanOut(event.value, subject.value);
+              const deliveries = await this.fanOut.fanOut(event.value, subject.value, message.fields.redelivered);
               span?.setAttribute('deliveries', deliveries);
             },
           );

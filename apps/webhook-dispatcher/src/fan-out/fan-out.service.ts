@@ -9,9 +9,11 @@ import {
   type WebhookSubject,
   type WebhookVersion,
 } from '#domain';
-import { AmqpClient, publishDelivery, type DeliverySnapshot, type PlatformEvent } from '#messaging';
-import { activeTraceparent } from '#platform';
+import type { DeliveryMessage, DeliverySnapshot, PlatformEvent } from '#messaging';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter, notAttemptedRecord } from '../delivery/delivery-log.writer.js';
+import { DeliveryService } from '../delivery/delivery.service.js';
 import { supersedingPosition } from '../delivery/superseded.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
@@ -20,21 +22,34 @@ import { aboutItselfWhileDisabled, webhookMatches } from './webhook-matcher.js';
 
 /**
  * One event in, one delivery per matching webhook out: renders each distinct (version, content type) body
- * once, records the deliveries, publishes one delivery message per webhook and returns only once the
- * broker has confirmed every publish (the caller acks the event after that).
+ * once, records the deliveries, then makes each one's first attempt itself (DeliveryService, as if its message had
+ * come from the delivery queue) and returns only once every first attempt is logged or handed over to a confirmed
+ * message (a repeat, the slow lane, the rate schedule, a stand-in for one that runs long). The caller acks the event
+ * after that: until then the event is the promise, and a process that dies first has it redelivered, fanned out
+ * again (the same rows) and each attempt not logged yet made again. No delivery message exists for a first attempt
+ * that succeeds — the broker's share of a delivery (#32, docs/benchmarks-dispatch.md).
  */
 @Injectable()
 export class FanOutService {
+  /** First attempts running in this process; beyond DISPATCHER_CONCURRENCY the fan-out waits (its event unacked). */
+  private readonly firstAttempts: LimitFunction;
+
   constructor(
     private readonly cache: WebhookCache,
     private readonly deliveries: DeliveryRepository,
-    private readonly amqp: AmqpClient,
+    private readonly attempts: DeliveryService,
     private readonly metrics: DispatcherMetrics,
     private readonly log: DeliveryLogWriter,
-  ) {}
+    config: WebhookDispatcherConfig,
+  ) {
+    this.firstAttempts = pLimit(config.concurrency);
+  }
 
-  /** `subject`: the event's data, checked (readEventSubject). */
-  async fanOut(event: PlatformEvent, subject: WebhookSubject): Promise<number> {
+  /**
+   * `subject`: the event's data, checked (readEventSubject); `redelivered`: the event came back after a process
+   * stopped or a fan-out failed, so a first attempt already logged is not made again.
+   */
+  async fanOut(event: PlatformEvent, subject: WebhookSubject, redelivered = false): Promise<number> {
     const webhooks = (await this.cache.forMerchant(event.merchantId)).filter(
       (w) => webhookMatches(w, event) && !aboutItselfWhileDisabled(w, event, subject),
     );
@@ -70,13 +85,12 @@ export class FanOutService {
       position,
     }));
     const ids = await this.deliveries.createForEvent(planned);
-    const traceparent = activeTraceparent(); // the fan-out's span: each attempt is its child
     const enabled = new Set(webhooks.filter((webhook) => webhook.enabled).map((webhook) => webhook.id));
     // A disabled webhook's deliveries are recorded but not sent: each gets a `skipped` entry, to recover later. The
     // entry's id and time are its delivery's, so a fan-out of the same event again writes it once.
     const skippedAt = deliveryCreatedAt(event.id, Date.now());
 
-    const publishes = planned
+    const started = planned
       .filter((delivery) => ids.has(delivery.webhookId))
       .map((delivery) => {
         const deliveryId = ids.get(delivery.webhookId)!;
@@ -96,10 +110,13 @@ export class FanOutService {
           const entry = { id: deliveryId, deliveryId, attempt: 1, url: delivery.url, createdAt: skippedAt };
           return this.log.write(notAttemptedRecord('skipped', entry, snapshot));
         }
-        return publishDelivery(this.amqp, { deliveryId, snapshot }, 1, traceparent);
+        const message: DeliveryMessage = { v: 1, deliveryId, snapshot };
+        // In the fan-out's span (with tracing on): each attempt is its child, and a repeat carries it on.
+        const origin = redelivered ? 'redelivered' : 'fresh';
+        return this.firstAttempts(() => this.attempts.attempt({ message, attempt: 1, origin }));
       });
-    await Promise.all(publishes);
-    this.metrics.fannedOut.inc(publishes.length);
-    return publishes.length;
+    await Promise.all(started);
+    this.metrics.fannedOut.inc(started.length);
+    return started.length;
   }
 }

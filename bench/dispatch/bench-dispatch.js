@@ -10,6 +10,10 @@
 //    freshly started dispatcher and API), then SECONDS s measured, through the platform API;
 //    p50/p99 from the API's answer to the receiver's arrival — to one webhook, then with 10 webhooks of which
 //    one never answers (the other nine measured; BENCH_BLACK_HOLES changes how many of the 10 never answer).
+// 3. end to end (when transaction-api is built; issue #32): BENCH_PAYMENTS payments recorded through the platform API as
+//    fast as it answers, each delivered to WEBHOOKS webhooks, from the first API call to the last arrival — with one
+//    dispatcher process, then one per core — beside the bare loop in the same run (BENCH_ONLY_E2E=1: only this;
+//    BENCH_SKIP_E2E=1: not this).
 // Broker: a RabbitMQ node of the benchmark's own with the settings the platform ships (deploy/rabbitmq/), started
 // from this machine's RabbitMQ installation; BENCH_BROKER=system runs against the machine's broker as configured.
 // BENCH_TRACING=1: the dispatchers (and transaction-api) run with tracing on, exporting to an OTLP/HTTP sink of the
@@ -29,6 +33,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 500);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
+const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 2_000);
+const ONLY_E2E = process.env.BENCH_ONLY_E2E === '1';
 const CORES = availableParallelism();
 // Dispatcher processes (competing consumers) in the latency scenarios: by default one per core, the configuration
 // the per-core fan-out measures, so that one configuration is measured against every goal.
@@ -194,8 +200,7 @@ function per10k(seconds, deliveries) {
 }
 
 /** The same bodies and signatures to the same receiver at the same concurrency, with no broker and no database. */
-async function measureBareLoop(events, hooks) {
-  const total = EVENTS * WEBHOOKS;
+async function measureBareLoop(events, hooks, total = EVENTS * WEBHOOKS) {
   const bodies = events
     .slice(0, 2000)
     .map(
@@ -238,7 +243,7 @@ async function measureBareLoop(events, hooks) {
   return { perSecond, cpuSecondsPer10kDeliveries: per10k(bareCpu, total) };
 }
 
-if (process.env.BENCH_SKIP_FANOUT !== '1') {
+if (process.env.BENCH_SKIP_FANOUT !== '1' && !ONLY_E2E) {
   // The bare loop right after the one-process run, which it is compared with first (the host's speed drifts).
   const main = await measureFanOut(1);
   const bare = await measureBareLoop(main.events, main.hooks);
@@ -259,7 +264,8 @@ if (process.env.BENCH_SKIP_FANOUT !== '1') {
 }
 
 // ---- 2. latency through the platform API ----------------------------------------------------------------
-if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKIP_LATENCY !== '1') {
+const apiBuilt = existsSync('dist/apps/transaction-api/src/main.js');
+if (apiBuilt && process.env.BENCH_SKIP_LATENCY !== '1' && !ONLY_E2E) {
   const { latencyScenario } = await import('./latency.js');
   const common = {
     infra,
@@ -307,6 +313,43 @@ if (existsSync('dist/apps/transaction-api/src/main.js') && process.env.BENCH_SKI
     blackHoles: Number(process.env.BENCH_BLACK_HOLES ?? 1),
   });
   console.log('latency, 9 healthy + 1 never answering:', results.latencyWithBlackHole);
+}
+
+// ---- 3. end to end: platform API → arrival, beside the bare loop -----------------------------------------
+if (apiBuilt && process.env.BENCH_SKIP_E2E !== '1') {
+  const { endToEndScenario } = await import('./end-to-end.js');
+  const context = {
+    infra,
+    ask,
+    receiver,
+    base,
+    ownPids,
+    tracingEnv,
+    createWebhook,
+    startApp,
+    waitReady,
+    stopChild,
+    printMetrics,
+    round,
+    dispatcherEnv,
+    PAYMENTS,
+    WEBHOOKS,
+  };
+  const { hooks, ...one } = await endToEndScenario(context, 1);
+  // The bare loop right after it, with bodies of the same shape, signed with the same webhooks' secrets.
+  const { merchantId, integrationId } = await createMerchant();
+  const events = Array.from({ length: 2_000 }, (_, i) => transactionEvent(merchantId, integrationId, i));
+  const bare = await measureBareLoop(events, hooks, PAYMENTS * WEBHOOKS);
+  const perCore = CORES > 1 ? (({ hooks: _, ...run }) => run)(await endToEndScenario(context, CORES)) : undefined;
+  const ratio = (run) => round(run.deliveriesPerSecond / bare.perSecond, 3);
+  results.endToEnd = {
+    ...one,
+    bareUndiciLoopPerSecond: bare.perSecond,
+    ratio: ratio(one),
+    bareLoopCpuSecondsPer10kDeliveries: bare.cpuSecondsPer10kDeliveries,
+    ...(perCore && { onePerCore: { ...perCore, ratio: ratio(perCore) } }),
+  };
+  console.log('end to end:', results.endToEnd);
 }
 
 if (traceSink) {

@@ -53,7 +53,7 @@ export class DispatcherMetrics {
     for (const decision of DECISIONS) this.scheduled.inc({ decision }, 0);
     this.fannedOut = new Counter({
       name: 'webhook_fanout_deliveries_total',
-      help: 'Delivery messages published by the fan-out',
+      help: 'Deliveries made by the fan-out (first attempts made, or logged as skipped for a disabled webhook)',
       registers,
     });
     this.latency = new Histogram({

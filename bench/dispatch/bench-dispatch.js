@@ -339,7 +339,10 @@ if (apiBuilt && process.env.BENCH_SKIP_E2E !== '1') {
   // The bare loop right after it, with bodies of the same shape, signed with the same webhooks' secrets.
   const { merchantId, integrationId } = await createMerchant();
   const events = Array.from({ length: 2_000 }, (_, i) => transactionEvent(merchantId, integrationId, i));
-  const bare = await measureBareLoop(events, hooks, PAYMENTS * WEBHOOKS);
+  // Twice, and the faster counts: 20,000 requests take the loop about a second, part of it warming up.
+  const loops = [];
+  for (let i = 0; i < 2; i += 1) loops.push(await measureBareLoop(events, hooks, PAYMENTS * WEBHOOKS));
+  const bare = loops.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
   const perCore = CORES > 1 ? (({ hooks: _, ...run }) => run)(await endToEndScenario(context, CORES)) : undefined;
   const ratio = (run) => round(run.deliveriesPerSecond / bare.perSecond, 3);
   results.endToEnd = {

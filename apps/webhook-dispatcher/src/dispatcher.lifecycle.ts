@@ -3,6 +3,7 @@ import { AmqpClient } from '#messaging';
 import { DatabaseRetry } from './common/database-retry.js';
 import { WebhookDispatcherConfig } from './config/webhook-dispatcher.config.js';
 import { DeliveryService } from './delivery/delivery.service.js';
+import { FanOutService } from './fan-out/fan-out.service.js';
 
 /**
  * Graceful shutdown (SIGTERM): stop taking messages, let attempts in flight finish and be logged (up to the
@@ -18,6 +19,7 @@ export class DispatcherLifecycle implements BeforeApplicationShutdown {
     private readonly amqp: AmqpClient,
     private readonly config: WebhookDispatcherConfig,
     private readonly deliveries: DeliveryService,
+    private readonly fanOut: FanOutService,
     private readonly databaseRetry: DatabaseRetry,
   ) {}
 
@@ -28,6 +30,8 @@ export class DispatcherLifecycle implements BeforeApplicationShutdown {
         `${this.deliveries.detachedCount} attempt(s) whose messages were handed to the guard queue`,
     );
     const graceMs = this.config.timeoutMs + 2_000;
+    // The events in flight start no more first attempts: what they have not started goes to the delivery queue.
+    this.fanOut.stopFirstAttempts();
     await this.amqp.stopConsuming(graceMs);
     // Attempts whose messages were handed over: their stand-ins attempt them again if they are cut short here.
     await this.deliveries.settleDetached(graceMs);

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AmqpClient, EXCHANGES, readEventSubject, ROUTING_KEYS, type DeliveryMessage } from '#messaging';
+import {
+  AmqpClient,
+  ATTEMPT_HEADER,
+  EXCHANGES,
+  readEventSubject,
+  ROUTING_KEYS,
+  type DeliveryMessage,
+} from '#messaging';
 import { generateWebhookSecret } from '#domain';
 import { PlatformMetrics, SecretCipher } from '#platform';
 import { AmqpTap, appTestEnv, insertMerchant, insertWebhook, transactionEvent, waitFor } from '#testing';
@@ -11,6 +18,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseRetry } from '../common/database-retry.js';
 import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import type { DeliveryLogWriter } from '../delivery/delivery-log.writer.js';
+import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
 import type { DeliveryService } from '../delivery/delivery.service.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
 import { WebhookCache } from '../webhook/webhook.cache.js';
@@ -42,6 +50,8 @@ describe('FanOutService (real PostgreSQL, RabbitMQ, HTTP)', () => {
   let log: DeliveryLogWriter;
   let attempts: DeliveryService;
   let fanOut: FanOutService;
+  /** One whose process is shutting down (stopFirstAttempts). */
+  let stopped: FanOutService;
   let tap: AmqpTap<DeliveryMessage>;
   let receiver: Server;
   let baseUrl: string;
@@ -89,14 +99,19 @@ describe('FanOutService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     log = deliveryLogWriter(db, retry);
     const cache = new WebhookCache(new WebhookRepository(db, retry), config);
     attempts = deliveryService(config, db, amqp, cache, log, retry);
-    fanOut = new FanOutService(
-      cache,
-      deliveryRepository(db, retry),
-      attempts,
-      new DispatcherMetrics(new PlatformMetrics()),
-      log,
-      config,
-    );
+    const make = () =>
+      new FanOutService(
+        cache,
+        deliveryRepository(db, retry),
+        attempts,
+        new DeliveryPublisher(amqp, config),
+        new DispatcherMetrics(new PlatformMetrics()),
+        log,
+        config,
+      );
+    fanOut = make();
+    stopped = make();
+    stopped.stopFirstAttempts();
   });
   afterAll(async () => {
     await attempts?.settleDetached(10_000);
@@ -198,6 +213,20 @@ describe('FanOutService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     });
     expect(hanging.answeredAt).toBeGreaterThan(returnedAt);
     expect(await logOf(hangs)).toEqual([expect.objectContaining({ outcome: 'delivered', attempt: 1 })]);
+  });
+
+  it('once shutting down, makes no first attempt: each delivery goes to the delivery queue for another process', async () => {
+    const merchantId = await insertMerchant(admin);
+    await webhook({ merchantId, url: `${baseUrl}/later` });
+    const event = transactionEvent(merchantId, null);
+
+    expect(await stopped.fanOut(event, subjectOf(event))).toBe(1);
+
+    const [row] = await deliveriesOf(event.id);
+    const published = await waitFor(() => tap.messages.find((m) => m.body.snapshot?.eventId === event.id));
+    expect(published.body.deliveryId).toBe(row.id);
+    expect(published.headers[ATTEMPT_HEADER]).toBe(1);
+    expect(received.filter((r) => r.path === '/later')).toEqual([]);
   });
 
   it('records and attempts nothing for a merchant without a matching webhook', async () => {

@@ -13,6 +13,7 @@ import type { DeliveryMessage, DeliverySnapshot, PlatformEvent } from '#messagin
 import pLimit, { type LimitFunction } from 'p-limit';
 import { WebhookDispatcherConfig } from '../config/webhook-dispatcher.config.js';
 import { DeliveryLogWriter, notAttemptedRecord } from '../delivery/delivery-log.writer.js';
+import { DeliveryPublisher } from '../delivery/delivery.publisher.js';
 import { DeliveryService } from '../delivery/delivery.service.js';
 import { supersedingPosition } from '../delivery/superseded.repository.js';
 import { DispatcherMetrics } from '../metrics/dispatcher.metrics.js';
@@ -33,16 +34,27 @@ import { aboutItselfWhileDisabled, webhookMatches } from './webhook-matcher.js';
 export class FanOutService {
   /** First attempts running in this process; beyond DISPATCHER_CONCURRENCY the fan-out waits (its event unacked). */
   private readonly firstAttempts: LimitFunction;
+  /** Set at shutdown: first attempts not started yet go to the delivery queue instead, for another process. */
+  private stopping = false;
 
   constructor(
     private readonly cache: WebhookCache,
     private readonly deliveries: DeliveryRepository,
     private readonly attempts: DeliveryService,
+    private readonly publisher: DeliveryPublisher,
     private readonly metrics: DispatcherMetrics,
     private readonly log: DeliveryLogWriter,
     config: WebhookDispatcherConfig,
   ) {
     this.firstAttempts = pLimit(config.concurrency);
+  }
+
+  /**
+   * Graceful shutdown: the first attempts running finish; those not started yet become delivery messages, so that the
+   * events in flight are acked soon and their deliveries left to another dispatcher.
+   */
+  stopFirstAttempts(): void {
+    this.stopping = true;
   }
 
   /**
@@ -113,7 +125,10 @@ export class FanOutService {
         const message: DeliveryMessage = { v: 1, deliveryId, snapshot };
         // In the fan-out's span (with tracing on): each attempt is its child, and a repeat carries it on.
         const origin = redelivered ? 'redelivered' : 'fresh';
-        return this.firstAttempts(() => this.attempts.attempt({ message, attempt: 1, origin }));
+        return this.firstAttempts(async () => {
+          if (this.stopping) await this.publisher.publish(message, 1, { to: 'deliveries' });
+          else await this.attempts.attempt({ message, attempt: 1, origin });
+        });
       });
     await Promise.all(started);
     this.metrics.fannedOut.inc(started.length);

@@ -22,6 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import { startReceiver } from '../lib/receiver.js';
 import { startTraceSink } from '../lib/trace-sink.js';
+import { webhookFixtures } from '../lib/webhooks.js';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -74,36 +75,13 @@ const traceSink = process.env.BENCH_TRACING === '1' ? await startTraceSink() : u
 const tracingEnv = traceSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: traceSink.url } : {};
 /** The benchmark's own processes by pid, for the CPU groups. */
 const ownPids = [[receiver.pid, 'receiver'], ...(traceSink ? [[traceSink.child.pid, 'traceSink']] : [])];
-
-async function createMerchant() {
-  const merchantId = randomUUID();
-  const integrationId = randomUUID();
-  await db.query('INSERT INTO merchant (id, name) VALUES ($1, $2)', [merchantId, 'Bench merchant']);
-  await db.query(
-    `INSERT INTO integration (id, merchant_id, name, api_key_hash, api_key_prefix) VALUES ($1, $2, 'shop', $3, 'pk_bench')`,
-    [integrationId, merchantId, Buffer.from(randomUUID())],
-  );
-  return { merchantId, integrationId };
-}
-
-/** A webhook of the merchant; `options`: retryOnError, maxPerSecond, enabled (false: disabled by its merchant). */
-async function createWebhook(merchantId, url, { retryOnError = false, maxPerSecond = null, enabled = true } = {}) {
-  const id = randomUUID();
-  const secret = generateWebhookSecret();
-  await db.query(
-    `INSERT INTO webhook (id, merchant_id, name, url, content_type, version, retry_on_error, events, max_per_second,
-                          enabled, disabled_reason)
-     VALUES ($1, $2, 'bench', $3, 'json', '2026-08-20', $4, '{transaction}', $5, $6, CASE WHEN $6 THEN NULL ELSE 'manual' END)`,
-    [id, merchantId, url, retryOnError, maxPerSecond, enabled],
-  );
-  await db.query('INSERT INTO webhook_secret (id, webhook_id, ciphertext) VALUES ($1, $2, $3)', [
-    randomUUID(),
-    id,
-    cipher.encrypt(secret, id),
-  ]);
-  await publishWebhookChanged(configChanges, { webhookId: id, merchantId }); // as webhook-config does
-  return { id, secret, url };
-}
+const { createMerchant, createWebhook } = webhookFixtures({
+  db,
+  cipher,
+  changes: configChanges,
+  generateWebhookSecret,
+  publishWebhookChanged,
+});
 
 function transactionEvent(merchantId, integrationId, i) {
   const uuid = randomUUID();

@@ -190,6 +190,8 @@ export async function freshInfrastructure(name) {
       broker.stop();
     },
     stopBroker: () => broker.stop(),
+    /** rabbitmqctl on the benchmark's broker (e.g. `stop_app`, `start_app`). */
+    brokerCtl: (args) => broker.ctl(args, { stdio: 'ignore', timeout: 120_000 }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isForeignKeyViolation, isTransientDatabaseError } from './pg-errors.js';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
@@ -19,6 +20,7 @@ describe('isTransientDatabaseError', () => {
     ['a refused socket', pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432')],
     ['a lost connection', new Error('Connection terminated unexpectedly')],
     ['no connection from the pool in time', new Error('timeout exceeded when trying to connect')],
+    ["a transaction's next statement after its connection was cut", new QueryRunnerProviderAlreadyReleasedError()],
   ])('repeats %s', (_what, error) => {
     expect(isTransientDatabaseError(error)).toBe(true);
   });

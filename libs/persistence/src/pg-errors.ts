@@ -10,6 +10,13 @@ const TRANSIENT_SOCKET = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH
 /** The pg driver's own messages for a lost or unobtainable connection (they carry no code). */
 const TRANSIENT_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|not queryable/i;
 
+/**
+ * TypeORM's error for a statement on a transaction's connection that is already gone: the connection emitted an error
+ * (terminated by the server, cut) and TypeORM released it, so the transaction's next statement never reached
+ * PostgreSQL (which rolled the transaction back).
+ */
+const TRANSIENT_NAME = /^QueryRunnerProviderAlreadyReleasedError$/;
+
 const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.code;
 
 /**
@@ -21,7 +28,8 @@ const codeOf = (error: unknown) => (error as { code?: unknown } | undefined)?.co
 export function isTransientDatabaseError(error: unknown): boolean {
   const code = codeOf(error);
   if (typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_SOCKET.test(code))) return true;
-  const message = (error as { message?: unknown } | undefined)?.message;
+  const { message, name } = (error ?? {}) as { message?: unknown; name?: unknown };
+  if (typeof name === 'string' && TRANSIENT_NAME.test(name)) return true;
   return typeof message === 'string' && TRANSIENT_MESSAGE.test(message);
 }
 

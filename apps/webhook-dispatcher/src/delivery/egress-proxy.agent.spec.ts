@@ -89,7 +89,9 @@ describe('HttpSender through an egress proxy (a real tinyproxy)', () => {
     const result = await http.send(`http://localhost:${port}/silent`, {}, 'x');
     expect(result).toMatchObject({ status: 0, error: `Timeout: no complete response within ${TIMEOUT_MS} ms` });
     expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-    expect(result.durationMs).toBeLessThan(TIMEOUT_MS + 300);
+    // Its own timer, not a later one (tinyproxy's or undici's are minutes): with slack for a busy 2-core machine, whose
+    // timers ran up to 374 ms late under a full test run.
+    expect(result.durationMs).toBeLessThan(TIMEOUT_MS + 2_000);
   });
 
   it('the proxy cannot reach the receiver: status 0, saying so with the address it tried', async () => {

@@ -53,11 +53,26 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pr
 }
 
 /** Every (event, webhook) pair of these webhooks, and whether the receiver saw its webhook-id at least once. */
-async function undelivered(webhookIds: string[], seen: Set<string>): Promise<{ pairs: number; missing: number }> {
+async function undelivered(
+  webhookIds: string[],
+  seen: Set<string>,
+): Promise<{ pairs: number; missing: number; missingIds: string[] }> {
   const { rows } = await db().query<{ id: string }>(`SELECT id FROM webhook_delivery WHERE webhook_id = ANY($1)`, [
     webhookIds,
   ]);
-  return { pairs: rows.length, missing: rows.filter((row) => !seen.has(row.id)).length };
+  const missing = rows.filter((row) => !seen.has(row.id)).map((row) => row.id);
+  return { pairs: rows.length, missing: missing.length, missingIds: missing };
+}
+
+/** What the log says of these deliveries (for a failure's message): entries by outcome, status and error. */
+async function logSummary(deliveryIds: string[]): Promise<string> {
+  const { rows } = await db().query<{ outcome: string | null; status: number | null; error: string | null; n: number }>(
+    `SELECT l.outcome, l.status, left(l.error, 60) AS error, count(*)::int AS n
+       FROM unnest($1::uuid[]) AS d(id) LEFT JOIN webhook_log l ON l.delivery_id = d.id
+      GROUP BY 1, 2, 3 ORDER BY 4 DESC`,
+    [deliveryIds],
+  );
+  return rows.map((r) => `${r.n}× ${r.outcome ?? 'no entry'} ${r.status ?? ''} ${r.error ?? ''}`.trim()).join('; ');
 }
 
 describe('at-least-once under failure (separate dispatcher processes, 10,000 deliveries)', () => {
@@ -79,13 +94,14 @@ describe('at-least-once under failure (separate dispatcher processes, 10,000 del
   /** True once every pair arrived; otherwise throws what is missing and where messages wait (for the timeout). */
   async function allDelivered(webhookIds: string[], requests: typeof receiver.requests): Promise<true> {
     for (const r of requests) seen.add(r.headers['webhook-id'] as string);
-    const { pairs, missing } = await undelivered(webhookIds, seen);
+    const { pairs, missing, missingIds } = await undelivered(webhookIds, seen);
     if (pairs === EVENTS * WEBHOOKS && missing === 0) return true;
     const queues = [QUEUES.dispatcherEvents, QUEUES.deliveries, QUEUES.parkedEvents, QUEUES.parkedDeliveries];
     const depths = await Promise.all(queues.map((q) => amqp.queueDepth(q).then(String, () => '?')));
     throw new Error(
       `${pairs} of ${EVENTS * WEBHOOKS} deliveries recorded, ${missing} of them not received; ready messages: ` +
-        queues.map((q, i) => `${q} ${depths[i]}`).join(', '),
+        queues.map((q, i) => `${q} ${depths[i]}`).join(', ') +
+        (missing > 0 ? `; their log: ${await logSummary(missingIds.slice(0, 1_000))}` : ''),
     );
   }
 

@@ -112,6 +112,8 @@ try {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
+      // Whatever the API's state, every call settles: a confirmation or not within 20 s.
+      signal: AbortSignal.timeout(20_000),
     });
     if (response.statusCode >= 300) {
       await response.body.dump();
@@ -128,6 +130,7 @@ try {
   await ask('arrivals');
 
   // The disruptions, one after the other, while the payments come in.
+  loadStartedAt = performance.now();
   const disruptions = (async () => {
     await sleep(4_000);
     await kill(dispatchers[0], 'dispatcher 1 SIGKILLed');
@@ -164,17 +167,25 @@ try {
   })();
 
   // The payments: RATE calls a second until PAYMENTS of them are confirmed.
-  loadStartedAt = performance.now();
   const confirmed = [];
   let refused = 0;
   const calls = [];
+  let phase = 'payments';
+  const progress = setInterval(() => {
+    const pending = calls.filter((c) => c.done !== true).length;
+    console.log(`${elapsed()} s, ${phase}: ${confirmed.length} confirmed, ${refused} not, ${pending} pending`);
+  }, 5_000);
   for (let i = 0; confirmed.length < PAYMENTS; i += 1) {
     const due = loadStartedAt + (i * 1000) / RATE;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    const pending = calls.filter((c) => c.done !== true).length;
-    if (confirmed.length + pending >= PAYMENTS) {
-      await Promise.race(calls.filter((c) => c.done !== true).map((c) => c.promise));
+    if (confirmed.length >= PAYMENTS) break; // the last ones came in meanwhile
+    const pending = calls.filter((c) => c.done !== true);
+    if (confirmed.length + pending.length >= PAYMENTS) {
+      // Enough in flight: wait for one to settle before deciding to call again.
+      phase = 'waiting for calls in flight';
+      await Promise.race(pending.map((c) => c.promise));
+      phase = 'payments';
       continue;
     }
     const call = {};
@@ -194,11 +205,20 @@ try {
     );
     call.promise = call.promise.finally(() => (call.done = true));
     calls.push(call);
-    if (i % 100 === 0) await collect();
+    if (i % 100 === 0) {
+      phase = 'collecting arrivals';
+      await collect();
+      phase = 'payments';
+    }
   }
   await Promise.all(calls.map((c) => c.promise));
   const lastConfirmedAt = elapsed();
+  console.log(
+    `${lastConfirmedAt} s: ${confirmed.length} payments confirmed (${refused} calls not); waiting for the rest`,
+  );
   await disruptions;
+  console.log(`${elapsed()} s: disruptions over:`, results.events);
+  phase = 'waiting for every pair';
 
   // Wait for every confirmed pair.
   const expected = confirmed.flatMap((uuid) => Array.from({ length: WEBHOOKS }, (_, w) => `${uuid} /chaos/${w}`));
@@ -208,8 +228,10 @@ try {
     await collect();
     missing = expected.filter((key) => !arrived.has(key)).length;
     if (missing === 0) break;
+    if (Math.round(elapsed()) % 10 === 0) console.log(`${elapsed()} s: ${missing} of ${expected.length} pairs missing`);
     await sleep(1_000);
   }
+  clearInterval(progress);
   const repeats = expected.reduce((sum, key) => sum + Math.max(0, (arrived.get(key) ?? 0) - 1), 0);
   Object.assign(results, {
     dispatcherProcesses: DISPATCHERS,

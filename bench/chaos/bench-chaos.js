@@ -12,6 +12,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
+import { cardPayment, PLATFORM_TOKEN, platformApi } from '../lib/platform-api.js';
 import { startReceiver } from '../lib/receiver.js';
 import { webhookFixtures } from '../lib/webhooks.js';
 
@@ -20,7 +21,6 @@ const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10);
 const RATE = Number(process.env.CHAOS_RATE ?? 40);
 const SETTLE_SECONDS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 300);
 const DISPATCHERS = availableParallelism();
-const TOKEN = 'bench-platform-token-0123456789';
 
 if (process.env.BENCH_SKIP_BUILD !== '1') {
   const build = spawnSync('nx', ['run-many', '-t', 'build', '--output-style=static'], { stdio: 'inherit' });
@@ -31,7 +31,6 @@ const { BENCH_KEY, freshInfrastructure, startApp, waitReady, stopChild, round } 
 const { generateWebhookSecret } = await import('../../dist/libs/domain/src/index.js');
 const { SecretCipher } = await import('../../dist/libs/platform/src/crypto/secret-cipher.js');
 const { AmqpClient, publishWebhookChanged } = await import('../../dist/libs/messaging/src/index.js');
-const { Pool } = await import('undici');
 
 /** The PostgreSQL cluster serving `url` (pg_lsclusters), to restart it. */
 function clusterOf(url) {
@@ -63,7 +62,7 @@ const base = `http://127.0.0.1:${receiverPort}`;
 const apiEnv = {
   DATABASE_URL: infra.databaseUrl,
   AMQP_URL: infra.amqpUrl,
-  PLATFORM_TOKEN: TOKEN,
+  PLATFORM_TOKEN,
   TRANSACTION_API_PORT: '3901',
 };
 const dispatcherEnv = (i) => ({
@@ -72,11 +71,13 @@ const dispatcherEnv = (i) => ({
   SECRET_ENCRYPTION_KEY: BENCH_KEY,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_DISPATCHER_PORT: String(3902 + 10 * i),
-  PLATFORM_TOKEN: TOKEN,
+  PLATFORM_TOKEN,
 });
 let api = startApp('transaction-api', apiEnv);
 const dispatchers = Array.from({ length: DISPATCHERS }, (_, i) => startApp('webhook-dispatcher', dispatcherEnv(i)));
-const apiPool = new Pool('http://127.0.0.1:3901', { connections: 32, headersTimeout: 15_000, bodyTimeout: 15_000 });
+// Whatever the API's state, every call settles: a confirmation or not within 20 s.
+const platform = platformApi('http://127.0.0.1:3901', { connections: 32, timeoutMs: 20_000 });
+const { post } = platform;
 const results = { date: new Date().toISOString(), payments: PAYMENTS, webhooks: WEBHOOKS, rate: RATE, events: [] };
 
 /** Arrivals so far, by `uuid path`: how many times each pair arrived. */
@@ -106,21 +107,6 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 try {
   await waitReady('http://127.0.0.1:3901/health/ready');
   for (let i = 0; i < DISPATCHERS; i += 1) await waitReady(`http://127.0.0.1:${3902 + 10 * i}/health/ready`);
-  const post = async (path, body) => {
-    const response = await apiPool.request({
-      path,
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      // Whatever the API's state, every call settles: a confirmation or not within 20 s.
-      signal: AbortSignal.timeout(20_000),
-    });
-    if (response.statusCode >= 300) {
-      await response.body.dump();
-      throw new Error(`${path}: ${response.statusCode}`);
-    }
-    return response.body.json();
-  };
   const merchant = await post('/internal/merchants', { name: 'Chaos merchant' });
   const integration = await post(`/internal/merchants/${merchant.id}/integrations`, { name: 'shop' });
   for (let i = 0; i < WEBHOOKS; i += 1) {
@@ -189,17 +175,7 @@ try {
       continue;
     }
     const call = {};
-    call.promise = post('/internal/transactions', {
-      merchantId: merchant.id,
-      integrationId: integration.id,
-      referenceId: `chaos-${i}`,
-      status: 'confirmed',
-      psp: 'Payrexx Direct',
-      type: 'e-commerce',
-      paymentMethod: 'visa',
-      amount: 1990,
-      currency: 'CHF',
-    }).then(
+    call.promise = post('/internal/transactions', cardPayment(merchant.id, integration.id, `chaos-${i}`)).then(
       (transaction) => confirmed.push(transaction.uuid),
       () => (refused += 1),
     );
@@ -245,7 +221,7 @@ try {
   });
   console.log('chaos:', results);
 } finally {
-  await apiPool.close();
+  await platform.close();
   await Promise.all([...dispatchers, api].map(stopChild));
   receiver.kill();
   await changes.close();

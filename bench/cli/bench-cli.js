@@ -13,6 +13,7 @@
 //    reached both of its sessions.
 // Everything runs on 127.0.0.1 (database bench_cli, dropped afterwards; a RabbitMQ vhost of its own). Results: printed,
 // and written to bench/results/cli.json.
+import { PLATFORM_TOKEN, platformApi } from '../lib/platform-api.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startReceiver } from '../lib/receiver.js';
@@ -24,7 +25,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const GAP = Number(process.env.BENCH_GAP ?? 50);
 /** Sessions started and never connected (their queues and bindings exist) while the forward phase runs. */
 const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? 2_000);
-const TOKEN = 'bench-platform-token-0123456789';
+const TOKEN = PLATFORM_TOKEN;
 const API_PORT = 3961;
 const CONFIG_PORT = 3962;
 const DISPATCHER_PORT = 3963;
@@ -106,17 +107,8 @@ try {
   children.push(api, dispatcher);
   for (const port of [API_PORT, CONFIG_PORT, DISPATCHER_PORT]) await waitReady(`http://127.0.0.1:${port}/health/ready`);
 
-  const apiPool = new HttpPool(`http://127.0.0.1:${API_PORT}`, { connections: 16 });
-  const platform = async (path, body) => {
-    const response = await apiPool.request({
-      path,
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${await response.body.text()}`);
-    return response.body.json();
-  };
+  const apiClient = platformApi(`http://127.0.0.1:${API_PORT}`);
+  const platform = apiClient.post;
   /** A payment recorded through the platform API (its event goes out when the API answers). */
   const record = (merchantId, integrationId) =>
     platform('/internal/transactions', {

@@ -22,6 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import { startReceiver } from '../lib/receiver.js';
 import { startTraceSink } from '../lib/trace-sink.js';
+import { PLATFORM_TOKEN } from '../lib/platform-api.js';
 import { webhookFixtures } from '../lib/webhooks.js';
 import { randomUUID, randomUUIDv7 } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -105,7 +106,7 @@ const dispatcherEnv = {
   SECRET_ENCRYPTION_KEY: BENCH_KEY,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_DISPATCHER_PORT: '3902',
-  PLATFORM_TOKEN: 'bench-platform-token-0123456789',
+  PLATFORM_TOKEN,
   DISPATCHER_CONCURRENCY: String(CONCURRENCY),
   ...tracingEnv,
 };

@@ -2,42 +2,20 @@
 // API, each delivered to WEBHOOKS webhooks, with one transaction-api process and `processes` dispatcher processes
 // (as `npm start` runs them: one process per app; webhook-config is not on this path and is not started). The rate
 // is the deliveries from the first API call to the last arrival; the caller divides it by the bare loop's.
-import { Pool } from 'undici';
-import { cpuSecondsBetween, cpuSnapshot, groupBy } from '../lib/cpu.js';
+import { cardPayment, platformApi } from '../lib/platform-api.js';
+import { startPipeline } from './pipeline.js';
 
-const TOKEN = 'bench-platform-token-0123456789';
 /** Platform API calls in flight: the load generator records the payments as fast as the API answers. */
 const API_CONNECTIONS = 64;
 
 export async function endToEndScenario(ctx, processes) {
-  const { infra, ask, base, createWebhook, startApp, waitReady, stopChild, printMetrics, round, dispatcherEnv } = ctx;
+  const { ask, base, createWebhook, printMetrics, round } = ctx;
   const { PAYMENTS, WEBHOOKS } = ctx;
-  const api = 'http://127.0.0.1:3901';
-  const transactionApi = startApp('transaction-api', {
-    DATABASE_URL: infra.databaseUrl,
-    AMQP_URL: infra.amqpUrl,
-    PLATFORM_TOKEN: TOKEN,
-    TRANSACTION_API_PORT: '3901',
-    ...ctx.tracingEnv,
-  });
-  const dispatcherPorts = Array.from({ length: processes }, (_, i) => 3902 + 10 * i);
-  const dispatchers = dispatcherPorts.map((port) =>
-    startApp('webhook-dispatcher', { ...dispatcherEnv, WEBHOOK_DISPATCHER_PORT: String(port) }),
-  );
-  const apiPool = new Pool(api, { connections: API_CONNECTIONS });
+  const { api, dispatcherPorts, ready, stop, cpuMark, cpuSince } = startPipeline(ctx, processes);
+  const platform = platformApi(api, { connections: API_CONNECTIONS });
+  const { post } = platform;
   try {
-    await waitReady(`${api}/health/ready`);
-    for (const port of dispatcherPorts) await waitReady(`http://127.0.0.1:${port}/health/ready`);
-    const post = async (path, body) => {
-      const response = await apiPool.request({
-        path,
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${await response.body.text()}`);
-      return response.body.json();
-    };
+    await ready();
     const merchant = await post('/internal/merchants', { name: 'End-to-end merchant' });
     const integration = await post(`/internal/merchants/${merchant.id}/integrations`, { name: 'shop' });
     const hooks = [];
@@ -48,8 +26,7 @@ export async function endToEndScenario(ctx, processes) {
     ctx.receiver.send('reset');
 
     const total = PAYMENTS * WEBHOOKS;
-    const cpuBefore = cpuSnapshot(() => undefined);
-    const benchCpuBefore = process.cpuUsage();
+    const cpuFrom = cpuMark();
     const started = performance.now();
     let next = 0;
     const recording = Promise.all(
@@ -57,18 +34,7 @@ export async function endToEndScenario(ctx, processes) {
         for (;;) {
           const i = next++;
           if (i >= PAYMENTS) return;
-          await post('/internal/transactions', {
-            merchantId: merchant.id,
-            integrationId: integration.id,
-            referenceId: `e2e-${i}`,
-            status: 'confirmed',
-            psp: 'Payrexx Direct',
-            type: 'e-commerce',
-            paymentMethod: 'visa',
-            amount: 1990,
-            currency: 'CHF',
-            authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
-          });
+          await post('/internal/transactions', cardPayment(merchant.id, integration.id, `e2e-${i}`));
         }
       }),
     );
@@ -83,17 +49,7 @@ export async function endToEndScenario(ctx, processes) {
     }
     await recording;
     const seconds = (performance.now() - started) / 1000;
-    const named = new Map([
-      ...ctx.ownPids,
-      [transactionApi.pid, 'transactionApi'],
-      ...dispatchers.map((d) => [d.pid, 'dispatcher']),
-    ]);
-    const cpu = cpuSecondsBetween(
-      cpuBefore,
-      cpuSnapshot(groupBy(named, infra.brokerPids(), await infra.postgresPids())),
-    );
-    const benchCpu = process.cpuUsage(benchCpuBefore);
-    cpu.loadGenerator = (benchCpu.user + benchCpu.system) / 1e6;
+    const cpu = await cpuSince(cpuFrom);
     await printMetrics(dispatcherPorts, ['webhook_deliveries_total', 'webhook_delivery_decisions']);
     await ask('arrivals');
     return {
@@ -110,8 +66,7 @@ export async function endToEndScenario(ctx, processes) {
       ),
     };
   } finally {
-    await apiPool.close();
-    await Promise.all(dispatchers.map(stopChild));
-    await stopChild(transactionApi);
+    await platform.close();
+    await stop();
   }
 }

@@ -1,56 +1,26 @@
 // Latency scenario of bench:dispatch: status changes through transaction-api's platform API at a steady rate;
 // latency = receiver arrival − the API's answer, for every (status change, healthy webhook) pair.
-import { Pool } from 'undici';
-import { cpuSecondsBetween, cpuSnapshot, groupBy } from '../lib/cpu.js';
-
-const TOKEN = 'bench-platform-token-0123456789';
+import { cardPayment, platformApi } from '../lib/platform-api.js';
+import { startPipeline } from './pipeline.js';
 
 export async function latencyScenario(ctx) {
   const {
-    infra,
     ask,
     base,
     createWebhook,
-    startApp,
-    waitReady,
-    stopChild,
     printMetrics,
     percentile,
     round,
-    dispatcherEnv,
     dispatchers: processes,
     RATE,
     SECONDS,
     WARMUP_SECONDS,
   } = ctx;
-  const api = 'http://127.0.0.1:3901';
-  const transactionApi = startApp('transaction-api', {
-    DATABASE_URL: infra.databaseUrl,
-    AMQP_URL: infra.amqpUrl,
-    PLATFORM_TOKEN: TOKEN,
-    TRANSACTION_API_PORT: '3901',
-    ...ctx.tracingEnv,
-  });
-  const dispatcherPorts = Array.from({ length: processes }, (_, i) => 3902 + 10 * i);
-  const dispatchers = dispatcherPorts.map((port) =>
-    startApp('webhook-dispatcher', { ...dispatcherEnv, WEBHOOK_DISPATCHER_PORT: String(port) }),
-  );
-  const apiPool = new Pool(api, { connections: 64 });
+  const { api, dispatcherPorts, ready, stop, cpuMark, cpuSince } = startPipeline(ctx, processes);
+  const platform = platformApi(api, { connections: 64 });
+  const { post } = platform;
   try {
-    await waitReady(`${api}/health/ready`);
-    for (const port of dispatcherPorts) await waitReady(`http://127.0.0.1:${port}/health/ready`);
-    // undici's request on a keep-alive pool, not fetch: the load generator shares the 2 cores with the system
-    // under test, and fetch cost it several times the CPU per request.
-    const post = async (path, body) => {
-      const response = await apiPool.request({
-        path,
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${await response.body.text()}`);
-      return response.body.json();
-    };
+    await ready();
     const merchant = await post('/internal/merchants', { name: 'Latency merchant' });
     const integration = await post(`/internal/merchants/${merchant.id}/integrations`, { name: 'shop' });
 
@@ -63,18 +33,7 @@ export async function latencyScenario(ctx) {
     for (let i = 0; i < total; i += 50) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(50, total - i) }, (_, j) =>
-          post('/internal/transactions', {
-            merchantId: merchant.id,
-            integrationId: integration.id,
-            referenceId: `lat-${i + j}`,
-            status: 'waiting',
-            psp: 'Payrexx Direct',
-            type: 'e-commerce',
-            paymentMethod: 'visa',
-            amount: 1990,
-            currency: 'CHF',
-            authentication: { eci: '05', source: '3ds', version: '2.2.0', flow: 'challenge' },
-          }),
+          post('/internal/transactions', cardPayment(merchant.id, integration.id, `lat-${i + j}`, 'waiting')),
         ),
       );
       uuids.push(...batch.map((t) => t.uuid));
@@ -98,15 +57,13 @@ export async function latencyScenario(ctx) {
 
     const answered = new Map();
     const wal = ctx.watchBrokerWal();
-    let cpuBefore;
-    let benchCpuBefore;
+    let cpuMarked;
     let cpuFrom;
     const started = performance.now();
     const inFlight = [];
     for (let i = 0; i < total; i += 1) {
       if (i === warmUp) {
-        cpuBefore = cpuSnapshot(() => undefined);
-        benchCpuBefore = process.cpuUsage();
+        cpuMarked = cpuMark();
         cpuFrom = performance.now();
       }
       const due = started + (i * 1000) / RATE;
@@ -121,18 +78,8 @@ export async function latencyScenario(ctx) {
     }
     await Promise.all(inFlight);
     // CPU of the measured minute, by process group, in cores (CPU seconds per second): what the load costs.
-    const named = new Map([
-      ...ctx.ownPids,
-      [transactionApi.pid, 'transactionApi'],
-      ...dispatchers.map((d) => [d.pid, 'dispatcher']),
-    ]);
-    const cpu = cpuSecondsBetween(
-      cpuBefore,
-      cpuSnapshot(groupBy(named, infra.brokerPids(), await infra.postgresPids())),
-    );
-    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const cpu = await cpuSince(cpuMarked);
     const elapsed = (performance.now() - cpuFrom) / 1000;
-    cpu.loadGenerator = (benchCpu.user + benchCpu.system) / 1e6;
     const coresBusy = Object.fromEntries(Object.entries(cpu).map(([group, s]) => [group, round(s / elapsed, 2)]));
     // Every dispatcher's metrics: with consumer priorities one of them may have done all the work.
     await printMetrics(dispatcherPorts, [
@@ -212,9 +159,8 @@ export async function latencyScenario(ctx) {
       },
     };
   } finally {
-    await apiPool.close();
-    await Promise.all(dispatchers.map(stopChild));
-    await stopChild(transactionApi);
+    await platform.close();
+    await stop();
   }
 }
 

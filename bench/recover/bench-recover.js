@@ -14,6 +14,7 @@
 //    SIGKILLed at a third of it and another is started; repeats are then the attempts it had made and not logged.
 // Everything runs on 127.0.0.1 (database bench_recover, dropped afterwards; a RabbitMQ node of its own). Results:
 // printed, and written to bench/results/recover.json. Small first: BENCH_DELIVERIES=20000 npm run bench:recover.
+import { PLATFORM_TOKEN, platformApi } from '../lib/platform-api.js';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ const KILL = process.env.BENCH_KILL === '1';
 /** The recover must end within this (then the run reports what it has). */
 const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 1_200);
 const DAY = 86_400_000;
-const TOKEN = 'bench-platform-token-0123456789';
+const TOKEN = PLATFORM_TOKEN;
 const API_PORT = 3951;
 const CONFIG_PORT = 3952;
 const DISPATCHER_PORTS = Array.from({ length: DISPATCHERS + 1 }, (_, i) => 3953 + i);
@@ -102,17 +103,8 @@ try {
   await waitReady(`http://127.0.0.1:${CONFIG_PORT}/health/ready`);
   for (let i = 0; i < DISPATCHERS; i += 1) await waitReady(`http://127.0.0.1:${DISPATCHER_PORTS[i]}/health/ready`);
 
-  const apiPool = new HttpPool(`http://127.0.0.1:${API_PORT}`, { connections: 16 });
-  const platform = async (path, body) => {
-    const response = await apiPool.request({
-      path,
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${await response.body.text()}`);
-    return response.body.json();
-  };
+  const apiClient = platformApi(`http://127.0.0.1:${API_PORT}`);
+  const platform = apiClient.post;
 
   // ---- 1. fill ---------------------------------------------------------------------------------------------------
   const shop = await platform('/internal/merchants', { name: 'Shop that was down' });
@@ -433,7 +425,7 @@ try {
       `repeats (${results.recover.loggedTwice} of logged successes); neighbour p99 ${results.neighbour.before.p99} → ${results.neighbour.during.p99} ms`,
   );
   await http.close();
-  await apiPool.close();
+  await apiClient.close();
   console.log(JSON.stringify({ ...results, timeline: undefined }, null, 2));
   mkdirSync(new URL('../results/', import.meta.url), { recursive: true });
   writeFileSync(new URL('../results/recover.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);

@@ -215,6 +215,20 @@ describe('FanOutService (real PostgreSQL, RabbitMQ, HTTP)', () => {
     expect(await logOf(hangs)).toEqual([expect.objectContaining({ outcome: 'delivered', attempt: 1 })]);
   });
 
+  it('a first attempt that fails fails the fan-out only once the others are logged (its redelivery finds none running)', async () => {
+    const merchantId = await insertMerchant(admin);
+    delays.set('/slow-sibling', 500);
+    const slow = await webhook({ merchantId, url: `${baseUrl}/slow-sibling` });
+    // No signing secret: its attempt throws (the webhook cannot be signed for).
+    await insertWebhook(admin, { merchantId, url: `${baseUrl}/unsigned` });
+    const event = transactionEvent(merchantId, null);
+
+    await expect(fanOut.fanOut(event, subjectOf(event))).rejects.toThrow(/no valid signing secret/);
+
+    expect(await logOf(slow)).toEqual([expect.objectContaining({ outcome: 'delivered', attempt: 1 })]);
+    expect(received.filter((r) => r.path === '/unsigned')).toEqual([]);
+  });
+
   it('once shutting down, makes no first attempt: each delivery goes to the delivery queue for another process', async () => {
     const merchantId = await insertMerchant(admin);
     await webhook({ merchantId, url: `${baseUrl}/later` });

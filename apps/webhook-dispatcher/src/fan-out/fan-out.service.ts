@@ -130,7 +130,11 @@ export class FanOutService {
           else await this.attempts.attempt({ message, attempt: 1, origin });
         });
       });
-    await Promise.all(started);
+    // Every attempt settles before the event is given back for a failed one: its redelivery must not find an attempt
+    // of this fan-out still running (not logged yet) and make it a second time.
+    const settled = await Promise.allSettled(started);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
     this.metrics.fannedOut.inc(started.length);
     return started.length;
   }

@@ -152,7 +152,7 @@ describe('at-least-once under failure (separate dispatcher processes, 10,000 del
         intervalMs: 500,
         what: 'every (event, webhook) delivered after the restart',
       });
-      expect(await undelivered(webhookIds, seen)).toEqual({ pairs: 10_000, missing: 0 });
+      expect(await undelivered(webhookIds, seen)).toMatchObject({ pairs: 10_000, missing: 0 });
     } finally {
       await stop(dispatcher);
     }

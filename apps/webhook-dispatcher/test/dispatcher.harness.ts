@@ -13,7 +13,15 @@ import {
   type TransactionRecord,
   type WebhookVersion,
 } from '#domain';
-import { AmqpClient, EXCHANGES, publishWebhookChanged, type PlatformEvent } from '#messaging';
+import {
+  AmqpClient,
+  ATTEMPT_HEADER,
+  EXCHANGES,
+  publishWebhookChanged,
+  ROUTING_KEYS,
+  type DeliveryMessage,
+  type PlatformEvent,
+} from '#messaging';
 import type { WebhookLogRequest } from '#persistence';
 import { SecretCipher } from '#platform';
 import { appTestEnv, testEnv, WebhookBodyChecks, type WebhookBodySettings } from '#testing';
@@ -309,4 +317,20 @@ export class Receiver {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.bodies.assertValid();
   }
+}
+
+/**
+ * Publishes a delivery message to the delivery queue as a producer other than the fan-out would (a command, a resend):
+ * attempt `attempt` in `x-attempt`.
+ */
+export async function publishDelivery(
+  amqp: AmqpClient,
+  message: Omit<DeliveryMessage, 'v'>,
+  attempt: number,
+): Promise<void> {
+  const body: DeliveryMessage = { v: 1, ...message };
+  await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify(body)), {
+    messageId: message.deliveryId,
+    headers: { [ATTEMPT_HEADER]: attempt },
+  });
 }

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import {
-  AmqpClient,
-  ATTEMPT_HEADER,
-  EXCHANGES,
-  GUARD_HEADER,
-  ROUTING_KEYS,
-  guardQueueName,
-  publishDelivery,
-} from '#messaging';
+import { AmqpClient, ATTEMPT_HEADER, EXCHANGES, GUARD_HEADER, ROUTING_KEYS, guardQueueName } from '#messaging';
 import { waitFor } from '#testing';
 import {
   Receiver,
@@ -23,6 +15,7 @@ import {
   startDispatcher,
   testAmqp,
   transactionEvent,
+  publishDelivery,
 } from './dispatcher.harness.js';
 import { DispatcherMetrics } from '../src/metrics/dispatcher.metrics.js';
 

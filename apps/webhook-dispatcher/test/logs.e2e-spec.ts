@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { publishDelivery, type AmqpClient } from '#messaging';
+import type { AmqpClient } from '#messaging';
 import { StdoutCapture, waitFor } from '#testing';
 import {
   Receiver,
@@ -12,6 +12,7 @@ import {
   startDispatcher,
   testAmqp,
   transactionEvent,
+  publishDelivery,
 } from './dispatcher.harness.js';
 
 describe('webhook-dispatcher logs (LOG_FORMAT=json, LOG_LEVEL=debug, real RabbitMQ and PostgreSQL)', () => {

@@ -8,7 +8,6 @@ import {
   QUEUES,
   ROUTING_KEYS,
   SLOW_LANE_QUEUES,
-  publishDelivery,
   retryQueueName,
   type AmqpClient,
 } from '#messaging';
@@ -23,6 +22,7 @@ import {
   startDispatcher,
   testAmqp,
   transactionEvent,
+  publishDelivery,
 } from './dispatcher.harness.js';
 
 /** What a garbage body may carry that must never reach a log line. */

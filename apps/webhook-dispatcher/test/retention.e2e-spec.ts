@@ -6,7 +6,6 @@ import {
   EXCHANGES,
   GUARD_HEADER,
   ROUTING_KEYS,
-  publishDelivery,
   publishDispatcherCommand,
   type DeliverySnapshot,
 } from '#messaging';
@@ -30,6 +29,7 @@ import {
   startDispatcher,
   testAmqp,
   transactionEvent,
+  publishDelivery,
 } from './dispatcher.harness.js';
 
 const DAY = 86_400_000;

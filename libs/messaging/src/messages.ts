@@ -25,7 +25,7 @@ import {
   type MessageOf,
   type MessageRead,
 } from './message.contract.js';
-import { cliRoutingKey, EXCHANGES, ROUTING_KEYS } from './topology.js';
+import { cliRoutingKey, EXCHANGES } from './topology.js';
 import type { AmqpClient } from './amqp.client.js';
 
 /*
@@ -355,21 +355,6 @@ export function readDelivery(content: Buffer, headers: Record<string, unknown> =
       rateAt: read.value[RATE_AT_HEADER],
     },
   };
-}
-
-export async function publishDelivery(
-  amqp: AmqpClient,
-  message: Omit<DeliveryMessage, 'v'>,
-  attempt: number,
-  traceparent: string | null = null,
-): Promise<void> {
-  const body: DeliveryMessage = { v: 1, ...message };
-  const headers: Record<string, unknown> = { [ATTEMPT_HEADER]: attempt };
-  if (traceparent !== null) headers[TRACEPARENT_HEADER] = traceparent;
-  await amqp.publish(EXCHANGES.deliveries, ROUTING_KEYS.deliver, Buffer.from(JSON.stringify(body)), {
-    messageId: message.deliveryId,
-    headers,
-  });
 }
 
 /**

@@ -204,7 +204,14 @@ export async function startPostgresReplica(primaryUrl: string): Promise<Postgres
       figures: { backupMs, startMs, copiedBytes },
       query,
       pauseReplay: async () => {
+        // The call only asks for a pause: replay goes on until the startup process sees it. Wait for that, or what the
+        // primary writes next may still be replayed (the read-replica e2e saw it once).
         await query('SELECT pg_wal_replay_pause()');
+        await waitFor(
+          async () =>
+            (await query<{ state: string }>('SELECT pg_get_wal_replay_pause_state() AS state'))[0].state === 'paused',
+          { timeoutMs: 10_000, what: 'the replica to pause its replay' },
+        );
       },
       resumeReplay: async () => {
         await query('SELECT pg_wal_replay_resume()');
